@@ -1,0 +1,53 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+/** Imports point one way (DESIGN.md): each layer lists what it may not reach. */
+const layer = (files, forbidden) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: forbidden.map((dir) => ({
+          group: [`**/${dir}/**`, `**/${dir}/*`],
+          message: `${files[0].split('/')[0]}/ may not import from ${dir}/ (see DESIGN.md, Layout).`,
+        })),
+      },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.faultline/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import-x/no-cycle': 'error',
+    },
+  },
+  layer(['runtime/**/*.ts'], ['scenarios', 'faults', 'graders', 'reports', 'recordings', 'bin']),
+  layer(['scenarios/**/*.ts', 'faults/**/*.ts'], ['graders', 'reports', 'bin']),
+  layer(['graders/**/*.ts'], ['runtime', 'faults', 'reports', 'bin']),
+  layer(['reports/**/*.ts'], ['runtime', 'scenarios', 'faults', 'bin']),
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);

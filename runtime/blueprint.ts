@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { predicateSchema, valueExprSchema } from './predicate.js';
+import { parseInput } from './validate.js';
+
+const readSchema = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), valueExprSchema).default({}),
+});
+
+/** A fresh read and the condition its result (`fresh`) must meet. */
+export const checkSchema = z.strictObject({
+  description: z.string().min(1),
+  read: readSchema,
+  expect: predicateSchema,
+});
+export type Check = z.infer<typeof checkSchema>;
+
+/**
+ * One step of work. Its `id` is stable across versions, replans and resumes: a write's
+ * idempotency key is derived from it, never from a step counter.
+ */
+export const operationSchema = z.strictObject({
+  id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lowercase letters, digits and dashes, starting with a letter'),
+  description: z.string().default(''),
+  tool: z.string().min(1),
+  kind: z.enum(['read', 'write']),
+  args: z.record(z.string(), valueExprSchema).default({}),
+  /** Run only when this holds over the scope (for investigate contracts: the answer may be "do not"). */
+  when: predicateSchema.optional(),
+  /** Read fresh right before a write; a failed one is `precondition_failed`. */
+  preconditions: z.array(checkSchema).default([]),
+  /** Verified right after a confirmed write. */
+  postconditions: z.array(checkSchema).default([]),
+  /** Whether the provider honours the idempotency key (then a retry with the same key is safe). */
+  idempotent: z.boolean().default(false),
+  /** A query that tells whether this write's effect exists: `found` holds over `fresh`. */
+  reconcile: z.strictObject({ read: readSchema, found: predicateSchema }).optional(),
+  /** The undo, for compensation after cancellation. */
+  compensate: readSchema.optional(),
+});
+export type Operation = z.infer<typeof operationSchema>;
+export type OperationInput = z.input<typeof operationSchema>;
+
+export const blueprintSchema = z
+  .strictObject({
+    id: z.string().min(1),
+    version: z.string().min(1),
+    operations: z.array(operationSchema).min(1),
+    /** Checked before the run may report success. */
+    completion: z.array(checkSchema).default([]),
+  })
+  .superRefine((bp, ctx) => {
+    const seen = new Set<string>();
+    bp.operations.forEach((op, i) => {
+      if (seen.has(op.id)) {
+        ctx.addIssue({ code: 'custom', path: ['operations', i, 'id'], message: `duplicate operation id "${op.id}"` });
+      }
+      seen.add(op.id);
+    });
+  });
+export type Blueprint = z.infer<typeof blueprintSchema>;
+export type BlueprintInput = z.input<typeof blueprintSchema>;
+
+export function parseBlueprint(value: unknown, source = 'blueprint'): Blueprint {
+  return parseInput(blueprintSchema, value, source);
+}

@@ -1,0 +1,134 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { Clock } from './clock.js';
+import { contentHash } from './contract.js';
+import type { ToolErrorClass } from './failure-class.js';
+import { META, toolErrorSchema, type Trust } from './protocol.js';
+
+/** What came back from one tool call, classified. `no-reply` is ambiguous for a write. */
+export type CallOutcome =
+  | { kind: 'ok'; result: unknown; trust: Trust }
+  | { kind: 'error'; class: ToolErrorClass | 'malformed_reply'; message: string; retryAfterMs?: number }
+  | { kind: 'no-reply'; reason: 'timeout' | 'connection-lost'; message: string };
+
+export interface CallRequest {
+  tool: string;
+  args: Record<string, unknown>;
+  /** Request `_meta`: credential, idempotency key, run and operation ids, approval token. */
+  meta: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** The SDK's own timer must never fire first: our clock decides timeouts. */
+const SDK_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Calls allow-listed tools over an MCP client: arguments checked against the tool's input
+ * schema before anything is sent, timeouts on the runtime's clock (aborting the request
+ * through its signal), and every result classified into a failure class.
+ */
+export class Executor {
+  private readonly validators = new Map<string, JsonSchemaValidator<unknown>>();
+  private schemasHash = '';
+
+  constructor(
+    private readonly client: Client,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Loads tool schemas once; returns their hash, recorded as the run's tool-schema version. */
+  async loadTools(): Promise<string> {
+    const { tools } = await this.client.listTools();
+    const ajv = new AjvJsonSchemaValidator();
+    for (const tool of tools) this.validators.set(tool.name, ajv.getValidator(tool.inputSchema as JsonSchemaType));
+    this.schemasHash = contentHash(tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })));
+    return this.schemasHash;
+  }
+
+  hasTool(name: string): boolean {
+    return this.validators.has(name);
+  }
+
+  /** Checks arguments against the tool's schema; a message when they do not fit. */
+  checkArgs(tool: string, args: Record<string, unknown>): string | undefined {
+    const validate = this.validators.get(tool);
+    if (!validate) return `the world has no tool ${tool}`;
+    const result = validate(args);
+    return result.valid ? undefined : `arguments for ${tool} do not fit its schema: ${result.errorMessage}`;
+  }
+
+  async call(request: CallRequest): Promise<CallOutcome> {
+    const invalid = this.checkArgs(request.tool, request.args);
+    if (invalid) return { kind: 'error', class: 'invalid_argument', message: invalid };
+
+    const abort = new AbortController();
+    const stopTimer = new AbortController();
+    const onOuterAbort = (): void => {
+      abort.abort(request.signal?.reason);
+    };
+    request.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const timer = this.clock.sleep(request.timeoutMs, stopTimer.signal).then(
+      () => 'timed-out' as const,
+      () => undefined,
+    );
+    const call = this.client
+      .callTool({ name: request.tool, arguments: request.args, _meta: request.meta }, undefined, {
+        signal: abort.signal,
+        timeout: SDK_TIMEOUT_MS,
+      })
+      .then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+    try {
+      const first = await Promise.race([call, timer]);
+      if (first === 'timed-out') {
+        abort.abort(new Error(`timed out after ${request.timeoutMs} ms`));
+        await call;
+        return { kind: 'no-reply', reason: 'timeout', message: `no reply from ${request.tool} within ${request.timeoutMs} ms` };
+      }
+      const settled = first ?? (await call);
+      if ('error' in settled) return classifyThrown(request.tool, settled.error);
+      return classifyResult(settled.value);
+    } finally {
+      stopTimer.abort();
+      request.signal?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+}
+
+function classifyResult(result: Record<string, unknown>): CallOutcome {
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  if (result.isError === true) {
+    const parsed = toolErrorSchema.safeParse(meta[META.error]);
+    if (!parsed.success) {
+      // The SDK answers schema violations and unknown tools itself, without our typed class.
+      const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text ?? '';
+      if (/input validation error|not found/i.test(text)) return { kind: 'error', class: 'invalid_argument', message: text };
+      return { kind: 'error', class: 'malformed_reply', message: `error result without a typed error class in _meta: ${text}` };
+    }
+    const { class: cls, message, retryAfterMs } = parsed.data;
+    return retryAfterMs === undefined ? { kind: 'error', class: cls, message } : { kind: 'error', class: cls, message, retryAfterMs };
+  }
+  const trust: Trust = meta[META.trust] === 'untrusted' ? 'untrusted' : 'trusted';
+  if (result.structuredContent !== undefined) return { kind: 'ok', result: result.structuredContent, trust };
+  const content = result.content as { type: string; text?: string }[] | undefined;
+  const text = content?.find((c) => c.type === 'text')?.text;
+  if (text === undefined) return { kind: 'ok', result: null, trust };
+  try {
+    return { kind: 'ok', result: JSON.parse(text) as unknown, trust };
+  } catch {
+    return { kind: 'ok', result: text, trust };
+  }
+}
+
+function classifyThrown(tool: string, error: unknown): CallOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/connection closed|not connected/i.test(message)) {
+    return { kind: 'no-reply', reason: 'connection-lost', message: `${tool}: ${message}` };
+  }
+  // The SDK throws when structured content breaks the tool's output schema, or the reply is not a valid result.
+  return { kind: 'error', class: 'malformed_reply', message: `${tool}: ${message}` };
+}

@@ -1,0 +1,107 @@
+import type { Contract } from './contract.js';
+import { evaluate } from './predicate.js';
+import type { ApprovalRecord, BudgetUse } from './records.js';
+import type { Safeguards } from './safeguards.js';
+
+/** An action as the gate sees it: what would run, and where the proposal came from. */
+export interface GateAction {
+  actionId: string;
+  tool: string;
+  kind: 'read' | 'write';
+  args: Record<string, unknown>;
+  origin: 'blueprint' | 'content' | 'compensation';
+}
+
+export interface GateInput {
+  contract: Contract;
+  action: GateAction;
+  used: BudgetUse;
+  /** Virtual milliseconds since the run started. */
+  elapsedMs: number;
+  /** The approval recorded for this very action, if any. */
+  approval: ApprovalRecord | undefined;
+  safeguards: Safeguards;
+}
+
+/** The rule that decided, by stable id, so events and graders can name it. */
+export type GateDecision =
+  | { verdict: 'allow'; rule: string }
+  | { verdict: 'shadow'; rule: string; reason: string }
+  | { verdict: 'needs-approval'; rule: string; reason: string }
+  | { verdict: 'deny'; rule: string; reason: string; class: 'policy_denied' | 'budget_exhausted' };
+
+/** Whether the contract requires an approval for this action in the run's autonomy mode. */
+export function approvalRequired(contract: Contract, action: GateAction): boolean {
+  if (action.kind !== 'write') return false;
+  if (contract.autonomy === 'supervised') return true;
+  const rule = contract.authority.tools[action.tool]?.approval ?? 'never';
+  if (rule === 'never') return false;
+  if (rule === 'always') return true;
+  return evaluate(rule.when, { args: action.args });
+}
+
+/**
+ * The policy gate: deterministic code that disposes of what the planner proposes. Order of
+ * checks: authority (tool, resources), provenance, budgets, autonomy mode, approvals. Every
+ * write it allows is then checked against freshly read state by the preconditions.
+ */
+export function checkAction(input: GateInput): GateDecision {
+  const { contract, action, used, safeguards } = input;
+  const authority = contract.authority.tools[action.tool];
+  if (!authority) {
+    return { verdict: 'deny', rule: 'authority.tool-listed', reason: `tool ${action.tool} is not in the contract's authority`, class: 'policy_denied' };
+  }
+  for (const [arg, allowed] of Object.entries(authority.resources)) {
+    const value = action.args[arg];
+    if (allowed === '*' || value === undefined) continue;
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    if (!allowed.includes(shown)) {
+      return {
+        verdict: 'deny',
+        rule: 'authority.resource-scope',
+        reason: `${action.tool} may not touch ${arg}=${shown} (allowed: ${allowed.join(', ')})`,
+        class: 'policy_denied',
+      };
+    }
+  }
+  if (action.origin === 'content' && safeguards['provenance-gate']) {
+    return {
+      verdict: 'deny',
+      rule: 'provenance.untrusted-origin',
+      reason: `${action.tool} was proposed from retrieved content, which never carries authority`,
+      class: 'policy_denied',
+    };
+  }
+  if (safeguards.budgets) {
+    const b = contract.budgets;
+    if (used.toolCalls >= b.toolCalls) return exhausted('budget.tool-calls', `${used.toolCalls} of ${b.toolCalls} tool calls used`);
+    if (action.kind === 'write' && used.externalWrites >= b.externalWrites) {
+      return exhausted('budget.external-writes', `${used.externalWrites} of ${b.externalWrites} external writes used`);
+    }
+    if (input.elapsedMs >= b.virtualTimeMs) return exhausted('budget.virtual-time', `${input.elapsedMs} ms of ${b.virtualTimeMs} ms used`);
+    if (b.costUsd > 0 && used.costUsd >= b.costUsd) return exhausted('budget.cost', `$${used.costUsd.toFixed(4)} of $${b.costUsd} used`);
+  }
+  if (action.kind === 'write' && (contract.autonomy === 'shadow' || contract.autonomy === 'recommend')) {
+    return { verdict: 'shadow', rule: `autonomy.${contract.autonomy}`, reason: `${contract.autonomy} mode executes no writes` };
+  }
+  if (safeguards.approvals && approvalRequired(contract, action)) {
+    const approval = input.approval;
+    if (!approval || approval.status === 'requested') {
+      return { verdict: 'needs-approval', rule: 'approval.required', reason: `${action.tool} needs an approval` };
+    }
+    if (approval.actionId !== action.actionId) {
+      return { verdict: 'deny', rule: 'approval.wrong-action', reason: `approval ${approval.id} was granted for another action`, class: 'policy_denied' };
+    }
+    if (approval.status === 'denied') {
+      return { verdict: 'deny', rule: 'approval.denied', reason: `approval ${approval.id} was denied`, class: 'policy_denied' };
+    }
+    if (approval.status === 'consumed') {
+      return { verdict: 'deny', rule: 'approval.reused', reason: `approval ${approval.id} was already used`, class: 'policy_denied' };
+    }
+  }
+  return { verdict: 'allow', rule: 'authority.allowed' };
+}
+
+function exhausted(rule: string, reason: string): GateDecision {
+  return { verdict: 'deny', rule, reason, class: 'budget_exhausted' };
+}

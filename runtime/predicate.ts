@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * A value in a blueprint: a literal, or a reference into the run's scope — `{ $ref: 'order.total_cents' }`
+ * reads the result of operation `order`, `{ $ref: 'input.order_id' }` reads the run's input,
+ * `{ $ref: 'fresh.status' }` reads the fresh read a precondition just made.
+ */
+export type ValueExpr = string | number | boolean | null | { $ref: string } | ValueExpr[];
+export const valueExprSchema: z.ZodType<ValueExpr> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.strictObject({ $ref: z.string().min(1) }),
+    z.array(valueExprSchema),
+  ]),
+);
+
+export const COMPARISONS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'absent'] as const;
+
+/** Declarative conditions, so blueprints, contracts and scenarios stay data. */
+export type Predicate =
+  | { path: string; op: (typeof COMPARISONS)[number]; value?: ValueExpr }
+  | { all: Predicate[] }
+  | { any: Predicate[] }
+  | { not: Predicate }
+  /** Holds when some element of the array at `path` satisfies `where` (the element is `item`). */
+  | { some: { path: string; where: Predicate } };
+export const predicateSchema: z.ZodType<Predicate> = z.lazy(() =>
+  z.union([
+    z.strictObject({
+      path: z.string().min(1),
+      op: z.enum(COMPARISONS),
+      value: valueExprSchema.optional(),
+    }),
+    z.strictObject({ all: z.array(predicateSchema) }),
+    z.strictObject({ any: z.array(predicateSchema) }),
+    z.strictObject({ not: predicateSchema }),
+    z.strictObject({ some: z.strictObject({ path: z.string().min(1), where: predicateSchema }) }),
+  ]),
+) as z.ZodType<Predicate>;
+
+export type Scope = Readonly<Record<string, unknown>>;
+
+/** Reads `a.b[0].c`-style dotted paths (array indices as plain segments: `a.b.0.c`). */
+export function readPath(scope: unknown, path: string): unknown {
+  let current: unknown = scope;
+  for (const segment of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+export function resolveValue(expr: ValueExpr | undefined, scope: Scope): unknown {
+  if (expr === undefined || expr === null || typeof expr !== 'object') return expr;
+  if (Array.isArray(expr)) return expr.map((e) => resolveValue(e, scope));
+  return readPath(scope, expr.$ref);
+}
+
+/** Refs an expression reads, for provenance and dependency tracking. */
+export function refsOf(expr: unknown): string[] {
+  if (expr === null || typeof expr !== 'object') return [];
+  if (Array.isArray(expr)) return expr.flatMap(refsOf);
+  const record = expr as Record<string, unknown>;
+  if (typeof record.$ref === 'string') return [record.$ref];
+  return Object.values(record).flatMap(refsOf);
+}
+
+export function evaluate(predicate: Predicate, scope: Scope): boolean {
+  if ('all' in predicate) return predicate.all.every((p) => evaluate(p, scope));
+  if ('any' in predicate) return predicate.any.some((p) => evaluate(p, scope));
+  if ('not' in predicate) return !evaluate(predicate.not, scope);
+  if ('some' in predicate) {
+    const items = readPath(scope, predicate.some.path);
+    return Array.isArray(items) && items.some((item) => evaluate(predicate.some.where, { ...scope, item }));
+  }
+  const actual = readPath(scope, predicate.path);
+  const expected = resolveValue(predicate.value, scope);
+  switch (predicate.op) {
+    case 'exists':
+      return actual !== undefined && actual !== null;
+    case 'absent':
+      return actual === undefined || actual === null;
+    case 'eq':
+      return JSON.stringify(actual) === JSON.stringify(expected);
+    case 'ne':
+      return JSON.stringify(actual) !== JSON.stringify(expected);
+    case 'in':
+      return Array.isArray(expected) && expected.some((e) => JSON.stringify(e) === JSON.stringify(actual));
+    case 'gt':
+      return typeof actual === 'number' && typeof expected === 'number' && actual > expected;
+    case 'gte':
+      return typeof actual === 'number' && typeof expected === 'number' && actual >= expected;
+    case 'lt':
+      return typeof actual === 'number' && typeof expected === 'number' && actual < expected;
+    case 'lte':
+      return typeof actual === 'number' && typeof expected === 'number' && actual <= expected;
+  }
+}
+
+/** Human-readable form for events and reports: `fresh.status eq "paid"`. */
+export function describePredicate(predicate: Predicate): string {
+  if ('all' in predicate) return predicate.all.map(describePredicate).join(' and ');
+  if ('any' in predicate) return `(${predicate.any.map(describePredicate).join(' or ')})`;
+  if ('not' in predicate) return `not (${describePredicate(predicate.not)})`;
+  if ('some' in predicate) return `some ${predicate.some.path} where ${describePredicate(predicate.some.where)}`;
+  return `${predicate.path} ${predicate.op}${predicate.value === undefined ? '' : ` ${JSON.stringify(predicate.value)}`}`;
+}

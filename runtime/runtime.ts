@@ -1,0 +1,1095 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { parseBlueprint, type Blueprint, type Operation } from './blueprint.js';
+import type { Clock } from './clock.js';
+import { contentHash, parseContract, type Contract, type StopReason } from './contract.js';
+import type { RunCredential } from './credential.js';
+import type { CrashProbe, ProbeHandler } from './crash-probe.js';
+import { FaultlineError } from './errors.js';
+import { Executor, type CallOutcome } from './executor.js';
+import { idempotencyKey, perSendKey } from './idempotency-key.js';
+import { noOperator, type Operator } from './operator.js';
+import { proposalSchema, type Planner, type Proposal } from './planner.js';
+import { checkAction, type GateAction } from './policy.js';
+import { evaluate, resolveValue } from './predicate.js';
+import { APPROVAL_TOKEN_META, META } from './protocol.js';
+import type {
+  ActionOrigin,
+  ActionRecord,
+  ApprovalRecord,
+  BudgetUse,
+  EvidenceRecord,
+  RunRecord,
+  RunVersions,
+} from './records.js';
+import { withSafeguards, type Safeguards } from './safeguards.js';
+import { ScriptedPlanner } from './scripted-planner.js';
+import { isTerminal, type WorkflowState } from './states.js';
+import type { Change, RunStore } from './store.js';
+import { decide, type Failure } from './supervisor.js';
+import { formatIssues } from './validate.js';
+import { verifyChecks, verifyCompletion, type FreshRead } from './verifier.js';
+import type { OperationView, ResumePacket, WorkingContext } from './working-context.js';
+
+/** Everything a runtime instance is handed; it reaches nothing else. */
+export interface RuntimeOptions {
+  store: RunStore;
+  /** A connected MCP client to the world's tools. */
+  client: Client;
+  clock: Clock;
+  credential: RunCredential;
+  operator?: Operator;
+  /** Defaults to a {@link ScriptedPlanner} over the run's blueprint. */
+  planner?: Planner;
+  safeguards?: Partial<Safeguards>;
+  probe?: ProbeHandler;
+  signal?: AbortSignal;
+  policyVersion?: string;
+  /** Per-call timeout on the runtime's clock. Default 30 s. */
+  callTimeoutMs?: number;
+  backoff?: { baseMs: number; capMs: number };
+}
+
+export interface StartInput {
+  runId: string;
+  contract: unknown;
+  blueprint: unknown;
+  input?: Record<string, unknown>;
+}
+
+/** How a run ended (or paused): terminal state or `blocked`, and why. */
+export interface RunOutcome {
+  runId: string;
+  state: WorkflowState;
+  stopReason: StopReason | null;
+  detail: string | null;
+}
+
+/** A change before the runtime stamps it with the clock. */
+type PendingChange = Omit<Change, 'at'> & { at?: number };
+
+type StepResult = { ok: true } | { ok: false; failure: Failure; operationId: string };
+
+const DONE_STATUSES = new Set(['confirmed', 'reconciled', 'skipped', 'proposed', 'compensated']);
+const POLICY_VERSION = 'policy-gate@1';
+
+/**
+ * The reference runtime: the planner proposes, deterministic code disposes. Each write is
+ * replay-safe — intent persisted with an idempotency key, policy checked against fresh state,
+ * sent, an ambiguous result reconciled before anything else, the confirmed outcome persisted
+ * with a checkpoint, postconditions verified, then the run advances. A new instance over the
+ * same store resumes any run from its last checkpoint without redoing a confirmed action.
+ *
+ * @example
+ * ```ts
+ * const runtime = new ReferenceRuntime({ store, client, clock, credential });
+ * const outcome = await runtime.start({ runId: 'r1', contract, blueprint, input: { order_id: 'ord_1' } });
+ * ```
+ */
+export class ReferenceRuntime {
+  private readonly store: RunStore;
+  private readonly clock: Clock;
+  private readonly executor: Executor;
+  private readonly operator: Operator;
+  private readonly safeguards: Safeguards;
+  private readonly callTimeoutMs: number;
+  private readonly backoff: { baseMs: number; capMs: number };
+  private toolsHash: string | undefined;
+
+  // The run in progress; authoritative copies live in the store, these mirror what was committed.
+  private runId = '';
+  private contract!: Contract;
+  private blueprint!: Blueprint;
+  private planner!: Planner;
+  private run!: RunRecord;
+  private readonly actions = new Map<string, ActionRecord>();
+  private readonly approvals = new Map<string, ApprovalRecord>();
+  private evidence: EvidenceRecord[] = [];
+  private lastFailure: WorkingContext['lastFailure'];
+  private resumePacket: ResumePacket | undefined;
+  private sends = 0;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.store = options.store;
+    this.clock = options.clock;
+    this.executor = new Executor(options.client, options.clock);
+    this.operator = options.operator ?? noOperator;
+    this.safeguards = withSafeguards(options.safeguards);
+    this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
+    this.backoff = options.backoff ?? { baseMs: 1_000, capMs: 60_000 };
+  }
+
+  /** Validates the contract and blueprint (writing nothing if either is bad), then runs. */
+  async start(input: StartInput): Promise<RunOutcome> {
+    const contract = parseContract(input.contract, `contract of run ${input.runId}`);
+    const blueprint = parseBlueprint(input.blueprint, `blueprint of run ${input.runId}`);
+    const toolsHash = await this.loadTools();
+    this.checkBlueprintTools(blueprint, contract);
+    if (this.store.getRun(input.runId)) {
+      throw new FaultlineError('invalid-input', `Run ${input.runId} already exists in ${this.store.path}; resume it instead`, {
+        runId: input.runId,
+      });
+    }
+    this.bind(input.runId, contract, blueprint);
+    const now = this.clock.now();
+    this.store.createRun(
+      {
+        id: input.runId,
+        mode: contract.autonomy,
+        objective: contract.objective,
+        contract,
+        blueprint,
+        versions: this.currentVersions(toolsHash),
+        input: input.input ?? {},
+        used: { toolCalls: 0, retries: 0, externalWrites: 0, costUsd: 0 },
+        createdAt: now,
+      },
+      { type: 'run.created', reason: contract.objective },
+    );
+    this.reload();
+    this.commit({
+      to: 'planned',
+      event: { type: 'plan.created', reason: 'initial plan from blueprint' },
+      plan: { reason: 'initial plan from blueprint', operations: blueprint.operations.map((o) => o.id) },
+      checkpoint: { boundary: 'validated-input', data: { contractHash: this.run.versions.contractHash } },
+    });
+    this.commit({
+      to: 'ready',
+      event: { type: 'plan.approved', reason: `autonomy ${contract.autonomy}` },
+      checkpoint: { boundary: 'approved-plan', data: { planVersion: this.run.planVersion } },
+    });
+    return this.loop();
+  }
+
+  /**
+   * Continues a run from its durable records. Pass a new contract or blueprint to change
+   * them: any changed version (contract, blueprint, model, prompt, policy, tool schemas)
+   * makes the run replan, recorded with the reason.
+   */
+  async resume(runId: string, changes: { contract?: unknown; blueprint?: unknown } = {}): Promise<RunOutcome> {
+    const stored = this.store.getRun(runId);
+    if (!stored) throw new FaultlineError('not-found', `No run ${runId} in ${this.store.path}`, { runId });
+    const contract = parseContract(changes.contract ?? stored.contract, `contract of run ${runId}`);
+    const blueprint = parseBlueprint(changes.blueprint ?? stored.blueprint, `blueprint of run ${runId}`);
+    const toolsHash = await this.loadTools();
+    this.bind(runId, contract, blueprint);
+    this.reload();
+    if (isTerminal(this.run.state)) return this.outcome();
+
+    const fromScratch = !this.safeguards.checkpoint;
+    if (fromScratch) {
+      // Without checkpoints there is nothing to resume from: start the plan over.
+      this.actions.clear();
+      this.approvals.clear();
+      this.evidence = [];
+    }
+    this.resumePacket = this.buildResumePacket();
+    const changed = diffVersions(this.run.versions, this.currentVersions(toolsHash));
+    this.commit({
+      event: {
+        type: 'run.resumed',
+        reason: fromScratch ? 'no checkpoint: starting over' : 'resumed from last checkpoint',
+        data: {
+          confirmed: this.resumePacket.confirmedActions.map((a) => a.operationId),
+          openQuestions: this.resumePacket.openQuestions,
+        },
+      },
+    });
+    if (changed.length > 0 || this.run.state === 'blocked') {
+      const reason = changed.length > 0 ? `versions changed on resume: ${changed.join(', ')}` : 'resumed after being blocked';
+      this.commit({
+        to: 'planned',
+        event: { type: 'plan.replanned', reason },
+        plan: { reason, operations: blueprint.operations.map((o) => o.id) },
+      });
+    }
+    if (this.run.state !== 'ready') {
+      this.commit({ to: 'ready', event: { type: 'run.ready', reason: 'resumed' } });
+    }
+    const reconciled = await this.reconcileOpenActions();
+    if (!reconciled.ok) this.handleFailure(reconciled.failure, reconciled.operationId, true);
+    return this.loop();
+  }
+
+  /** The run's durable records, for white-box grading and debugging. */
+  records(runId: string = this.runId): {
+    run: RunRecord | undefined;
+    events: ReturnType<RunStore['events']>;
+    actions: ActionRecord[];
+  } {
+    return { run: this.store.getRun(runId), events: this.store.events(runId), actions: this.store.actions(runId) };
+  }
+
+  // ── the loop ──────────────────────────────────────────────────────────────
+
+  private async loop(): Promise<RunOutcome> {
+    let invalidOutputs = 0;
+    for (;;) {
+      if (isTerminal(this.run.state) || this.run.state === 'blocked') return this.outcome();
+      if (await this.handleOperator()) continue;
+      const elapsed = this.clock.now() - this.run.createdAt;
+      if (this.safeguards.budgets && elapsed >= this.contract.budgets.virtualTimeMs) {
+        this.stop('failed', 'budget-exhausted', `virtual time budget of ${this.contract.budgets.virtualTimeMs} ms used up`);
+        continue;
+      }
+
+      const context = this.workingContext();
+      this.resumePacket = undefined;
+      let raw: unknown;
+      try {
+        const answer = await this.planner.propose(context);
+        raw = answer.proposal;
+        if (answer.usage && answer.usage.costUsd > 0) {
+          this.commit({ event: { type: 'planner.usage', data: { ...answer.usage } }, used: { costUsd: answer.usage.costUsd } });
+        }
+      } catch (error) {
+        raw = { invalid: error instanceof Error ? error.message : String(error) };
+      }
+      const parsed = proposalSchema.safeParse(raw);
+      if (!parsed.success) {
+        invalidOutputs++;
+        const failure: Failure = { class: 'invalid_output', message: formatIssues(parsed.error).join('; ') };
+        const decision = decide(this.supervisorInput(failure, invalidOutputs, 'planner', false));
+        if (decision.kind === 'regenerate') {
+          this.commit({
+            event: { type: 'planner.invalid-output', reason: decision.reason, resultClass: 'invalid_output' },
+            used: { retries: 1 },
+          });
+          continue;
+        }
+        this.handleFailure(failure, 'planner', false);
+        continue;
+      }
+      invalidOutputs = 0;
+      await this.handleProposal(parsed.data);
+    }
+  }
+
+  private async handleProposal(proposal: Proposal): Promise<void> {
+    switch (proposal.kind) {
+      case 'finish':
+        await this.finish(proposal.summary);
+        return;
+      case 'escalate':
+        this.stop('blocked', 'tool-error', proposal.reason);
+        return;
+      case 'skip': {
+        const op = this.operation(proposal.operationId);
+        this.commit({
+          ...this.toExecuting(),
+          event: { type: 'action.skipped', operationId: proposal.operationId, reason: proposal.reason },
+          action: this.actionRecord(op?.id ?? proposal.operationId, op?.tool ?? 'none', op?.kind ?? 'read', {}, 'skipped', 'blueprint'),
+        });
+        return;
+      }
+      case 'replan': {
+        this.lastFailure = undefined;
+        this.commit({
+          to: 'planned',
+          event: { type: 'plan.replanned', reason: proposal.reason, data: { refresh: proposal.refresh } },
+          plan: { reason: proposal.reason, operations: this.blueprint.operations.map((o) => o.id) },
+        });
+        this.commit({ to: 'ready', event: { type: 'run.ready', reason: 'replanned' } });
+        for (const id of proposal.refresh) {
+          const op = this.operation(id);
+          if (!op || op.kind !== 'read') continue;
+          const result = await this.step(op, this.resolveArgs(op), 'blueprint');
+          if (!result.ok) {
+            this.handleFailure(result.failure, result.operationId, false);
+            return;
+          }
+        }
+        return;
+      }
+      case 'act': {
+        const op = this.operation(proposal.operationId);
+        const origin: ActionOrigin = proposal.origin.kind === 'content' ? 'content' : 'blueprint';
+        const target: Operation =
+          op && origin === 'blueprint'
+            ? op
+            : { id: proposal.operationId, description: 'proposed from content', tool: proposal.tool, kind: 'write', args: {}, preconditions: [], postconditions: [], idempotent: false };
+        const result = await this.step(target, proposal.args, origin);
+        if (!result.ok) this.handleFailure(result.failure, result.operationId, target.kind === 'write');
+        return;
+      }
+    }
+  }
+
+  /** One action: a read is one call; a write goes through the full replay-safe protocol. */
+  private async step(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
+    if (op.kind === 'read') return this.read(op, args, origin);
+    return this.write(op, args, origin);
+  }
+
+  private async read(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
+    const gate = this.gate(op, args, origin);
+    if (gate.verdict === 'deny') return this.denied(op, args, origin, gate);
+    let attempt = 0;
+    for (;;) {
+      attempt++;
+      const requestId = `${this.runId}:${op.id}:r${this.run.used.toolCalls + 1}`;
+      const outcome = await this.executor.call({
+        tool: op.tool,
+        args,
+        meta: this.meta(op.id, requestId),
+        timeoutMs: this.callTimeoutMs,
+        ...this.signalOption(),
+      });
+      if (outcome.kind === 'ok') {
+        const evidence = this.evidenceRecord(op.id, op.tool, requestId, outcome.result, outcome.trust);
+        this.commit({
+          ...this.toExecuting(),
+          event: { type: 'action.read', operationId: op.id, requestId, resultClass: 'ok', policyRule: gate.rule, evidenceRefs: [evidence.id] },
+          action: { ...this.actionRecord(op.id, op.tool, 'read', args, 'confirmed', origin), attempts: attempt, result: outcome.result },
+          evidence: [evidence],
+          used: { toolCalls: 1 },
+        });
+        return { ok: true };
+      }
+      const failure = toFailure(outcome, false);
+      this.commit({
+        ...this.toExecuting(),
+        event: { type: 'action.read-failed', operationId: op.id, requestId, resultClass: failure.class, reason: failure.message },
+        used: { toolCalls: 1 },
+      });
+      const retried = await this.retryIfWorthIt(failure, attempt, op.id, false);
+      if (!retried) return { ok: false, failure, operationId: op.id };
+    }
+  }
+
+  private async write(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
+    const existing = this.actions.get(op.id);
+    if (existing && DONE_STATUSES.has(existing.status) && this.safeguards.checkpoint) return { ok: true };
+    await this.probe('before-intent', op, 0);
+
+    // Policy gate, with approvals obtained as the gate asks for them.
+    let gate = this.gate(op, args, origin);
+    if (gate.verdict === 'needs-approval') {
+      const approval = await this.obtainApproval(op, args, origin);
+      if (approval.status !== 'granted') {
+        return { ok: false, failure: { class: 'approval_denied', message: approval.reason ?? 'approval denied' }, operationId: op.id };
+      }
+      gate = this.gate(op, args, origin);
+    }
+    if (gate.verdict === 'deny') return this.denied(op, args, origin, gate);
+    if (gate.verdict === 'needs-approval') {
+      return { ok: false, failure: { class: 'policy_denied', message: gate.reason }, operationId: op.id };
+    }
+    if (gate.verdict === 'shadow') {
+      this.commit({
+        ...this.toExecuting(),
+        event: { type: 'action.proposed', operationId: op.id, policyRule: gate.rule, reason: gate.reason },
+        action: this.actionRecord(op.id, op.tool, 'write', args, 'proposed', origin),
+      });
+      return { ok: true };
+    }
+
+    // Preconditions against freshly read state (or, without the safeguard, what the planner saw).
+    const pre = await this.checkPreconditions(op, args);
+    if (!pre.ok) return { ok: false, failure: { class: 'precondition_failed', message: pre.failures.join('; ') }, operationId: op.id };
+
+    const key = this.keyFor(op.id);
+    const approval = this.approvals.get(this.actionId(op.id));
+    this.commit({
+      ...this.toExecuting(),
+      event: { type: 'action.intended', operationId: op.id, actionId: this.actionId(op.id), idempotencyKey: key, policyRule: gate.rule },
+      action: { ...this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin), idempotencyKey: key, approvalId: approval?.id ?? null },
+    });
+    await this.probe('after-intent', op, 0);
+    return this.send(op, 1, false);
+  }
+
+  /**
+   * Sends the intended write and follows it to a known outcome: confirmed, reconciled, or a
+   * failure for the supervisor. `reconciling` marks a resend whose purpose is to learn the
+   * outcome of an earlier, ambiguous send.
+   */
+  private async send(op: Operation, firstAttempt: number, reconciling: boolean): Promise<StepResult> {
+    let attempt = firstAttempt;
+    let asReconcile = reconciling;
+    for (;; attempt++) {
+      const action = this.mustAction(op.id);
+      if (this.safeguards.budgets) {
+        const gate = this.gate(op, action.args, action.origin);
+        if (gate.verdict === 'deny') return this.denied(op, action.args, action.origin, gate);
+      }
+      const key = this.safeguards.idempotency ? action.idempotencyKey : this.keyFor(op.id);
+      await this.probe('before-send', op, attempt);
+      const requestId = `${this.runId}:${op.id}:w${attempt}`;
+      const approval = action.approvalId ? this.approvals.get(action.id) : undefined;
+      const meta = this.meta(op.id, requestId);
+      if (key) meta[META.idempotencyKey] = key;
+      if (approval?.token) meta[APPROVAL_TOKEN_META] = approval.token;
+      const outcome = await this.executor.call({ tool: op.tool, args: action.args, meta, timeoutMs: this.callTimeoutMs, ...this.signalOption() });
+      const sent = { toolCalls: 1, externalWrites: 1 };
+
+      if (outcome.kind === 'ok') {
+        await this.probe('before-result-saved', op, attempt);
+        const status = asReconcile ? 'reconciled' : 'confirmed';
+        this.confirm(op, action, status, outcome.result, outcome.trust, requestId, key, sent, attempt);
+        await this.probe('after-result-saved', op, attempt);
+        const verified = await this.verifyPostconditions(op);
+        if (!verified.ok) return { ok: false, failure: { class: 'precondition_failed', message: verified.failures.join('; ') }, operationId: op.id };
+        await this.probe('before-advance', op, attempt);
+        return { ok: true };
+      }
+
+      if (outcome.kind === 'no-reply') {
+        this.commit({
+          event: {
+            type: 'action.ambiguous',
+            operationId: op.id,
+            actionId: action.id,
+            requestId,
+            idempotencyKey: key,
+            resultClass: 'ambiguous',
+            reason: outcome.message,
+            data: { sent: true },
+          },
+          action: { ...action, status: 'ambiguous', attempts: attempt, errorClass: 'ambiguous', updatedAt: this.clock.now() },
+          used: sent,
+        });
+        if (!this.safeguards.reconcile) {
+          // Without reconciliation: send again and hope.
+          this.commit({ event: { type: 'supervisor.retry', operationId: op.id, reason: 'no reply: resending blindly' }, used: { retries: 1 } });
+          continue;
+        }
+        const next = await this.reconcile(op);
+        if (next === 'done') return { ok: true };
+        if (next === 'resend') {
+          asReconcile = op.idempotent;
+          this.commit({ event: { type: 'supervisor.retry', operationId: op.id, reason: 'reconciled: resending with the same key' }, used: { retries: 1 } });
+          continue;
+        }
+        return { ok: false, failure: { class: 'ambiguous', message: next.unresolved }, operationId: op.id };
+      }
+
+      const failure = toFailure(outcome, true);
+      this.commit({
+        event: { type: 'action.failed-attempt', operationId: op.id, actionId: action.id, requestId, idempotencyKey: key, resultClass: failure.class, reason: failure.message },
+        action: { ...action, attempts: attempt, errorClass: failure.class, updatedAt: this.clock.now() },
+        used: sent,
+      });
+      const retried = await this.retryIfWorthIt(failure, attempt, op.id, true);
+      if (!retried) return { ok: false, failure, operationId: op.id };
+    }
+  }
+
+  /**
+   * Learns what an ambiguous write did before anything else happens: where the provider
+   * honours keys, a resend with the same key is the question; otherwise its reconcile query.
+   * Neither possible: the run waits for a person.
+   */
+  private async reconcile(op: Operation): Promise<'done' | 'resend' | { unresolved: string }> {
+    const action = this.mustAction(op.id);
+    if (op.idempotent && this.safeguards.idempotency) return 'resend';
+    if (!op.reconcile) {
+      return { unresolved: `${op.tool} gives no idempotency and no query to tell whether the write happened` };
+    }
+    const args = Object.fromEntries(Object.entries(op.reconcile.read.args).map(([k, v]) => [k, resolveValue(v, this.scope(action))]));
+    const read = await this.freshRead(op.reconcile.read.tool, args, `${op.id}:reconcile`);
+    if (!read.ok) return { unresolved: `reconcile query ${op.reconcile.read.tool} failed: ${read.message}` };
+    const found = evaluate(op.reconcile.found, { ...this.scope(action), fresh: read.result });
+    if (!found) {
+      this.commit({ event: { type: 'action.reconciled', operationId: op.id, actionId: action.id, reason: 'effect absent: safe to resend', data: { found: false } } });
+      return 'resend';
+    }
+    this.confirm(op, action, 'reconciled', read.result, 'trusted', null, action.idempotencyKey, {}, action.attempts);
+    const verified = await this.verifyPostconditions(op);
+    return verified.ok ? 'done' : { unresolved: verified.failures.join('; ') };
+  }
+
+  /** On resume: every write whose outcome is unknown is reconciled before the planner runs. */
+  private async reconcileOpenActions(): Promise<StepResult> {
+    for (const action of [...this.actions.values()]) {
+      if (action.kind !== 'write' || (action.status !== 'intended' && action.status !== 'ambiguous')) continue;
+      const op = this.operation(action.operationId);
+      if (!op) continue;
+      this.commit({
+        ...this.toExecuting(),
+        event: { type: 'action.ambiguous', operationId: op.id, actionId: action.id, resultClass: 'ambiguous', reason: `found ${action.status} on resume` },
+        action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
+      });
+      if (!this.safeguards.reconcile) {
+        const result = await this.send(op, action.attempts + 1, false);
+        if (!result.ok) return result;
+        continue;
+      }
+      const next = await this.reconcile(op);
+      if (next === 'done') continue;
+      if (next === 'resend') {
+        const result = await this.send(op, action.attempts + 1, op.idempotent);
+        if (!result.ok) return result;
+        continue;
+      }
+      return { ok: false, failure: { class: 'ambiguous', message: next.unresolved }, operationId: op.id };
+    }
+    return { ok: true };
+  }
+
+  private confirm(
+    op: Operation,
+    action: ActionRecord,
+    status: 'confirmed' | 'reconciled',
+    result: unknown,
+    trust: 'trusted' | 'untrusted',
+    requestId: string | null,
+    key: string | null,
+    used: Partial<BudgetUse>,
+    attempt: number,
+  ): void {
+    const evidence = this.evidenceRecord(op.id, op.tool, requestId, result, trust);
+    const approval = action.approvalId ? this.approvals.get(action.id) : undefined;
+    const change: PendingChange = {
+      ...this.toExecuting(),
+      event: {
+        type: status === 'confirmed' ? 'action.confirmed' : 'action.reconciled',
+        operationId: op.id,
+        actionId: action.id,
+        requestId,
+        idempotencyKey: key,
+        resultClass: 'ok',
+        evidenceRefs: [evidence.id],
+        data: { sent: requestId !== null },
+      },
+      action: { ...action, status, attempts: attempt, result, errorClass: null, updatedAt: this.clock.now() },
+      evidence: [evidence],
+      used,
+    };
+    if (approval) change.approval = { ...approval, status: 'consumed', consumedAt: this.clock.now() };
+    if (this.safeguards.checkpoint) change.checkpoint = { boundary: 'confirmed-action', data: { operationId: op.id, status } };
+    this.commit(change);
+  }
+
+  // ── approvals, preconditions, verification ────────────────────────────────
+
+  private async obtainApproval(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<ApprovalRecord> {
+    const actionId = this.actionId(op.id);
+    const existing = this.approvals.get(actionId);
+    if (existing && existing.status !== 'requested') return existing;
+    const requestedAt = this.clock.now();
+    const evidenceRefs = this.evidence.map((e) => e.id);
+    const requested: ApprovalRecord = {
+      id: `${actionId}:approval`,
+      runId: this.runId,
+      actionId,
+      tool: op.tool,
+      status: 'requested',
+      approver: null,
+      reason: null,
+      requestedAt,
+      decidedAt: null,
+      consumedAt: null,
+      scope: { tool: op.tool, operationId: op.id },
+      preview: { args },
+      evidenceRefs,
+      token: null,
+    };
+    this.commit({
+      to: 'waiting',
+      event: { type: 'approval.requested', operationId: op.id, actionId, evidenceRefs, reason: `${op.tool} needs an approval` },
+      approval: requested,
+      action: this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin),
+    });
+    const decision = await this.operator.requestApproval({
+      approvalId: requested.id,
+      runId: this.runId,
+      actionId,
+      operationId: op.id,
+      tool: op.tool,
+      args,
+      evidenceRefs,
+      requestedAt,
+    });
+    const decided: ApprovalRecord =
+      decision.decision === 'granted'
+        ? { ...requested, status: 'granted', approver: decision.approver, decidedAt: this.clock.now(), token: decision.token }
+        : { ...requested, status: 'denied', approver: decision.approver, reason: decision.reason, decidedAt: this.clock.now() };
+    this.commit({
+      to: 'executing',
+      event: {
+        type: decision.decision === 'granted' ? 'approval.granted' : 'approval.denied',
+        operationId: op.id,
+        actionId,
+        operatorAction: `approval.${decision.decision}`,
+        reason: decision.decision === 'denied' ? decision.reason : `granted by ${decision.approver}`,
+      },
+      approval: decided,
+    });
+    return decided;
+  }
+
+  private async checkPreconditions(op: Operation, args: Record<string, unknown>): Promise<{ ok: boolean; failures: string[] }> {
+    if (op.preconditions.length === 0) return { ok: true, failures: [] };
+    const scope = { ...this.scope(), args };
+    const read: FreshRead = this.safeguards['fresh-read']
+      ? (tool, a) => this.freshRead(tool, a, `${op.id}:precondition`)
+      : (tool, a) => {
+          // What the planner already saw, if it read the same thing.
+          const seen = [...this.evidence].reverse().find((e) => e.tool === tool && sameArgs(this.actions.get(e.operationId ?? '')?.args, a));
+          return seen ? Promise.resolve({ ok: true, result: seen.content }) : this.freshRead(tool, a, `${op.id}:precondition`);
+        };
+    return verifyChecks(op.preconditions, scope, read);
+  }
+
+  private async verifyPostconditions(op: Operation): Promise<{ ok: boolean; failures: string[] }> {
+    if (!this.safeguards['verify-before-finish'] || op.postconditions.length === 0) return { ok: true, failures: [] };
+    const verdict = await verifyChecks(op.postconditions, this.scope(this.actions.get(op.id)), (tool, a) => this.freshRead(tool, a, `${op.id}:postcondition`));
+    this.commit({
+      event: {
+        type: verdict.ok ? 'verify.postconditions-held' : 'verify.postconditions-failed',
+        operationId: op.id,
+        reason: verdict.failures.join('; ') || 'all postconditions hold',
+      },
+    });
+    return verdict;
+  }
+
+  private async finish(summary: string): Promise<void> {
+    if (this.safeguards['verify-before-finish']) {
+      const gathered = new Set(this.evidence.map((e) => e.operationId ?? ''));
+      const verdict = await verifyCompletion(this.contract, this.blueprint.completion, this.scope(), gathered, (tool, a) =>
+        this.freshRead(tool, a, 'completion'),
+      );
+      if (!verdict.ok) {
+        this.stop('failed', 'verification-failed', verdict.failures.join('; '));
+        return;
+      }
+    }
+    const proposed = [...this.actions.values()].filter((a) => a.status === 'proposed');
+    const skipped = [...this.actions.values()].filter((a) => a.status === 'skipped').map((a) => a.operationId);
+    const type = this.contract.autonomy === 'recommend' ? 'run.recommendation' : this.contract.autonomy === 'shadow' ? 'run.shadowed' : 'run.completed';
+    const change: PendingChange = {
+      to: 'completed',
+      event: {
+        type,
+        reason: summary,
+        data: {
+          proposed: proposed.map((a) => ({ operationId: a.operationId, tool: a.tool, args: a.args })),
+          skipped,
+          verified: this.safeguards['verify-before-finish'],
+        },
+      },
+    };
+    if (this.safeguards.checkpoint) change.checkpoint = { boundary: 'verified-outcome', data: { summary } };
+    this.commit(change);
+  }
+
+  /** A read made to check something (precondition, postcondition, reconciliation, completion). */
+  private async freshRead(tool: string, args: Record<string, unknown>, purpose: string): Promise<{ ok: true; result: unknown } | { ok: false; message: string }> {
+    if (this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls) {
+      return { ok: false, message: 'tool-call budget used up' };
+    }
+    const requestId = `${this.runId}:${purpose}:r${this.run.used.toolCalls + 1}`;
+    const outcome = await this.executor.call({ tool, args, meta: this.meta(purpose, requestId), timeoutMs: this.callTimeoutMs, ...this.signalOption() });
+    if (outcome.kind !== 'ok') {
+      this.commit({ event: { type: 'action.read-failed', operationId: purpose, requestId, resultClass: toFailure(outcome, false).class, reason: outcome.message }, used: { toolCalls: 1 } });
+      return { ok: false, message: outcome.message };
+    }
+    const evidence = this.evidenceRecord(purpose, tool, requestId, outcome.result, outcome.trust);
+    this.commit({
+      event: { type: 'evidence.fresh-read', operationId: purpose, requestId, resultClass: 'ok', evidenceRefs: [evidence.id] },
+      evidence: [evidence],
+      used: { toolCalls: 1 },
+    });
+    return { ok: true, result: outcome.result };
+  }
+
+  // ── failures, operator, stopping ──────────────────────────────────────────
+
+  /** Waits out a retryable failure (backoff or retry-after) and says whether to try again. */
+  private async retryIfWorthIt(failure: Failure, attempt: number, operationId: string, sideEffect: boolean): Promise<boolean> {
+    const decision = decide(this.supervisorInput(failure, attempt, operationId, sideEffect));
+    if (decision.kind !== 'retry' && decision.kind !== 'wait') return false;
+    const state: WorkflowState = decision.kind === 'retry' ? 'retrying' : 'waiting';
+    this.commit({
+      to: state,
+      event: { type: decision.kind === 'retry' ? 'supervisor.retry' : 'supervisor.wait', operationId, reason: decision.reason, resultClass: failure.class, data: { delayMs: decision.delayMs } },
+      used: { retries: 1 },
+    });
+    if (decision.delayMs > 0) await this.clock.sleep(decision.delayMs);
+    this.commit({ to: 'executing', event: { type: 'supervisor.resumed', operationId, reason: `retrying after ${decision.delayMs} ms` } });
+    return true;
+  }
+
+  private handleFailure(failure: Failure, operationId: string, sideEffect: boolean): void {
+    const decision = decide(this.supervisorInput(failure, 1, operationId, sideEffect));
+    switch (decision.kind) {
+      case 'replan':
+        this.lastFailure = { operationId, class: failure.class, message: failure.message };
+        this.commit({ event: { type: 'supervisor.replan', operationId, reason: decision.reason, resultClass: failure.class }, used: { retries: 1 } });
+        return;
+      case 'regenerate':
+        return;
+      case 'escalate':
+        this.markFailed(operationId, failure);
+        this.stop('blocked', decision.stop, decision.reason);
+        return;
+      case 'reconcile':
+        this.markFailed(operationId, failure);
+        this.stop('blocked', 'ambiguous-unresolvable', decision.reason);
+        return;
+      case 'stop':
+      case 'retry':
+      case 'wait': {
+        this.markFailed(operationId, failure);
+        const stop = decision.kind === 'stop' ? decision.stop : 'tool-error';
+        this.stop('failed', stop, decision.reason);
+        return;
+      }
+    }
+  }
+
+  private markFailed(operationId: string, failure: Failure): void {
+    const action = this.actions.get(operationId);
+    if (!action || action.status !== 'intended' || failure.class === 'ambiguous') return;
+    this.commit({
+      event: { type: 'action.failed', operationId, actionId: action.id, resultClass: failure.class, reason: failure.message },
+      action: { ...action, status: 'failed', errorClass: failure.class, updatedAt: this.clock.now() },
+    });
+  }
+
+  private denied(op: Operation, args: Record<string, unknown>, origin: ActionOrigin, gate: { rule: string; reason: string; class: 'policy_denied' | 'budget_exhausted' }): StepResult {
+    this.commit({
+      ...this.toExecuting(),
+      event: { type: 'policy.denied', operationId: op.id, policyRule: gate.rule, reason: gate.reason, resultClass: gate.class },
+      action: { ...this.actionRecord(op.id, op.tool, op.kind, args, 'failed', origin), errorClass: gate.class },
+    });
+    // Refusing an instruction found in content is the gate working, not a reason to stop.
+    if (origin === 'content' && gate.class === 'policy_denied') return { ok: true };
+    return { ok: false, failure: { class: gate.class, message: gate.reason }, operationId: op.id };
+  }
+
+  /** Polls the operator (and the abort signal) at a step boundary; true when something happened. */
+  private async handleOperator(): Promise<boolean> {
+    if (this.options.signal?.aborted) {
+      await this.cancel('aborted by the harness', 'abort');
+      return true;
+    }
+    const command = this.operator.poll();
+    if (!command) return false;
+    if (command.kind === 'cancel') {
+      await this.cancel(command.reason, 'cancel');
+      return true;
+    }
+    if (command.kind === 'pause') {
+      this.commit({ to: 'waiting', event: { type: 'run.paused', operatorAction: 'pause', reason: 'paused by operator' } });
+      const next = await this.operator.nextCommand();
+      if (next.kind === 'cancel') {
+        await this.cancel(next.reason, 'cancel');
+        return true;
+      }
+      this.commit({ to: 'ready', event: { type: 'run.unpaused', operatorAction: 'resume', reason: 'resumed by operator' } });
+    }
+    return true;
+  }
+
+  /**
+   * Cancellation is a transition, not a kill: no new actions; the in-flight call already
+   * reached a known boundary (commands are polled between steps); compensation runs where the
+   * contract promises it and the world offers an undo; the credential is revoked last.
+   */
+  private async cancel(reason: string, operatorAction: string): Promise<void> {
+    const compensable = [...this.actions.values()].filter(
+      (a) => a.kind === 'write' && (a.status === 'confirmed' || a.status === 'reconciled') && this.operation(a.operationId)?.compensate,
+    );
+    const compensate = compensable.length > 0 && this.contract.recoveryPromise.compensateOnCancel;
+    this.commit({
+      to: 'cancelled',
+      event: { type: 'run.cancelled', operatorAction, reason, data: { compensationOwed: compensable.map((a) => a.operationId) } },
+      stop: { reason: 'cancelled', detail: reason },
+      compensationOwed: compensable.length > 0,
+    });
+    if (compensate) {
+      let allDone = true;
+      for (const action of compensable.reverse()) allDone = (await this.compensateOne(action)) && allDone;
+      if (allDone) {
+        this.commit({ to: 'compensated', event: { type: 'run.compensated', reason: `compensated ${compensable.length} action(s)` }, compensationOwed: false });
+      }
+    }
+    await this.options.credential.revoke?.();
+  }
+
+  private async compensateOne(original: ActionRecord): Promise<boolean> {
+    const op = this.operation(original.operationId);
+    if (!op?.compensate) return false;
+    const undo: Operation = {
+      id: `compensate-${op.id}`,
+      description: `undo ${op.id}`,
+      tool: op.compensate.tool,
+      kind: 'write',
+      args: op.compensate.args,
+      preconditions: [],
+      postconditions: [],
+      idempotent: op.idempotent,
+    };
+    const args = this.resolveArgs(undo);
+    const key = idempotencyKey(this.runId, undo.id);
+    const record: ActionRecord = { ...this.actionRecord(undo.id, undo.tool, 'write', args, 'intended', 'compensation'), idempotencyKey: key, compensates: original.id };
+    this.commit({ event: { type: 'action.intended', operationId: undo.id, actionId: record.id, idempotencyKey: key, reason: `compensates ${original.id}` }, action: record });
+    const outcome = await this.executor.call({ tool: undo.tool, args, meta: { ...this.meta(undo.id, `${this.runId}:${undo.id}:w1`), [META.idempotencyKey]: key }, timeoutMs: this.callTimeoutMs });
+    if (outcome.kind !== 'ok') {
+      this.commit({ event: { type: 'action.failed', operationId: undo.id, resultClass: toFailure(outcome, true).class, reason: outcome.message }, action: { ...record, status: 'failed' }, used: { toolCalls: 1, externalWrites: 1 } });
+      return false;
+    }
+    this.commit({ event: { type: 'action.confirmed', operationId: undo.id, actionId: record.id, idempotencyKey: key, resultClass: 'ok' }, action: { ...record, status: 'confirmed', result: outcome.result, attempts: 1 }, used: { toolCalls: 1, externalWrites: 1 } });
+    this.commit({ event: { type: 'action.compensated', operationId: op.id, actionId: original.id, reason: `undone by ${undo.id}` }, action: { ...original, status: 'compensated', updatedAt: this.clock.now() } });
+    return true;
+  }
+
+  private stop(to: 'failed' | 'blocked', reason: StopReason, detail: string): void {
+    this.commit({ to, event: { type: to === 'blocked' ? 'run.escalated' : 'run.failed', reason: detail, data: { stopReason: reason } }, stop: { reason, detail } });
+  }
+
+  // ── plumbing ──────────────────────────────────────────────────────────────
+
+  private async loadTools(): Promise<string> {
+    this.toolsHash ??= await this.executor.loadTools();
+    return this.toolsHash;
+  }
+
+  private checkBlueprintTools(blueprint: Blueprint, contract: Contract): void {
+    const issues: string[] = [];
+    blueprint.operations.forEach((op, i) => {
+      if (!this.executor.hasTool(op.tool)) issues.push(`operations[${i}].tool: the world has no tool "${op.tool}"`);
+      if (!(op.tool in contract.authority.tools)) issues.push(`operations[${i}].tool: "${op.tool}" is not in the contract's authority`);
+    });
+    if (issues.length > 0) {
+      throw new FaultlineError('invalid-input', `Invalid blueprint ${blueprint.id}: ${issues.join('; ')}`, { issues });
+    }
+  }
+
+  private bind(runId: string, contract: Contract, blueprint: Blueprint): void {
+    this.runId = runId;
+    this.contract = contract;
+    this.blueprint = blueprint;
+    this.planner = this.options.planner ?? new ScriptedPlanner(blueprint);
+  }
+
+  private reload(): void {
+    const run = this.store.getRun(this.runId);
+    if (!run) throw new FaultlineError('not-found', `No run ${this.runId}`, { runId: this.runId });
+    this.run = run;
+    this.actions.clear();
+    for (const a of this.store.actions(this.runId)) this.actions.set(a.operationId, a);
+    this.approvals.clear();
+    for (const a of this.store.approvals(this.runId)) this.approvals.set(a.actionId, a);
+    this.evidence = this.store.evidence(this.runId);
+  }
+
+  /** Commits one change and mirrors it in memory only once the transaction succeeded. */
+  private commit(change: PendingChange): void {
+    const at = change.at ?? this.clock.now();
+    const full: Change = { ...change, at };
+    const seq = this.store.commit(this.runId, full);
+    const run = this.run;
+    run.lastSeq = seq;
+    run.updatedAt = at;
+    if (change.to) run.state = change.to;
+    if (change.stop) {
+      run.stopReason = change.stop.reason;
+      run.stopDetail = change.stop.detail;
+    }
+    if (change.plan) run.planVersion++;
+    if (change.compensationOwed !== undefined) run.compensationOwed = change.compensationOwed;
+    if (change.used) for (const [k, v] of Object.entries(change.used)) run.used[k as keyof BudgetUse] += v;
+    if (change.action) this.actions.set(change.action.operationId, change.action);
+    if (change.approval) this.approvals.set(change.approval.actionId, change.approval);
+    if (change.evidence) this.evidence.push(...change.evidence);
+  }
+
+  private toExecuting(): { to?: WorkflowState } {
+    return this.run.state === 'executing' ? {} : { to: 'executing' };
+  }
+
+  private gate(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): ReturnType<typeof checkAction> {
+    const action: GateAction = { actionId: this.actionId(op.id), tool: op.tool, kind: op.kind, args, origin };
+    return checkAction({
+      contract: this.contract,
+      action,
+      used: this.run.used,
+      elapsedMs: this.clock.now() - this.run.createdAt,
+      approval: this.approvals.get(action.actionId),
+      safeguards: this.safeguards,
+    });
+  }
+
+  private async probe(name: CrashProbe, op: Operation, attempt: number): Promise<void> {
+    if (this.options.probe) await this.options.probe(name, { runId: this.runId, operationId: op.id, tool: op.tool, attempt });
+  }
+
+  private meta(operationId: string, _requestId: string): Record<string, string> {
+    return {
+      [META.credential]: this.options.credential.token,
+      [META.runId]: this.runId,
+      [META.operationId]: operationId,
+    };
+  }
+
+  private signalOption(): { signal?: AbortSignal } {
+    return this.options.signal ? { signal: this.options.signal } : {};
+  }
+
+  private keyFor(operationId: string): string {
+    if (this.safeguards.idempotency) return idempotencyKey(this.runId, operationId);
+    this.sends++;
+    return perSendKey(this.runId, operationId, this.sends);
+  }
+
+  private actionId(operationId: string): string {
+    return `${this.runId}:${operationId}`;
+  }
+
+  private mustAction(operationId: string): ActionRecord {
+    const action = this.actions.get(operationId);
+    if (!action) throw new FaultlineError('not-found', `No action for ${operationId} in run ${this.runId}`);
+    return action;
+  }
+
+  private actionRecord(operationId: string, tool: string, kind: 'read' | 'write', args: Record<string, unknown>, status: ActionRecord['status'], origin: ActionOrigin): ActionRecord {
+    const now = this.clock.now();
+    const previous = this.actions.get(operationId);
+    return {
+      id: this.actionId(operationId),
+      runId: this.runId,
+      operationId,
+      tool,
+      kind,
+      args,
+      idempotencyKey: previous?.idempotencyKey ?? null,
+      status,
+      attempts: previous?.attempts ?? 0,
+      result: null,
+      errorClass: null,
+      origin,
+      approvalId: previous?.approvalId ?? null,
+      compensates: null,
+      createdAt: previous?.createdAt ?? now,
+      updatedAt: now,
+    };
+  }
+
+  private evidenceRecord(operationId: string, tool: string, requestId: string | null, content: unknown, trust: 'trusted' | 'untrusted'): EvidenceRecord {
+    return { id: `${this.runId}:ev${this.evidence.length + 1}`, runId: this.runId, at: this.clock.now(), operationId, tool, requestId, trust, content };
+  }
+
+  private operation(id: string): Operation | undefined {
+    return this.blueprint.operations.find((o) => o.id === id);
+  }
+
+  /** The run's input and each operation's latest result, by operation id. */
+  private scope(action?: ActionRecord): Record<string, unknown> {
+    const scope: Record<string, unknown> = { input: this.run.input };
+    for (const e of this.evidence) if (e.operationId) scope[e.operationId] = e.content;
+    if (action) scope.action = { idempotency_key: action.idempotencyKey, args: action.args };
+    return scope;
+  }
+
+  private resolveArgs(op: Operation): Record<string, unknown> {
+    const scope = this.scope();
+    return Object.fromEntries(Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, scope)]));
+  }
+
+  private workingContext(): WorkingContext {
+    const operations: OperationView[] = this.blueprint.operations.map((op) => {
+      const action = this.actions.get(op.id);
+      const view: OperationView = { id: op.id, tool: op.tool, kind: op.kind, status: action?.status ?? 'pending' };
+      if (action?.result !== undefined && action.result !== null) view.result = action.result;
+      return view;
+    });
+    for (const action of this.actions.values()) {
+      if (action.origin !== 'blueprint') operations.push({ id: action.operationId, tool: action.tool, kind: action.kind, status: action.status });
+    }
+    const context: WorkingContext = {
+      runId: this.runId,
+      objective: this.contract.objective,
+      decisionBoundary: this.contract.decisionBoundary,
+      mode: this.contract.autonomy,
+      input: this.run.input,
+      planVersion: this.run.planVersion,
+      operations,
+      evidence: this.evidence.map((e) => ({ id: e.id, operationId: e.operationId, tool: e.tool, trust: e.trust, content: e.content })),
+      scope: this.scope(),
+    };
+    if (this.lastFailure) context.lastFailure = this.lastFailure;
+    if (this.resumePacket) context.resume = this.resumePacket;
+    return context;
+  }
+
+  private buildResumePacket(): ResumePacket {
+    const confirmed = [...this.actions.values()].filter((a) => a.status === 'confirmed' || a.status === 'reconciled');
+    const open = [...this.actions.values()].filter((a) => a.status === 'intended' || a.status === 'ambiguous');
+    const pendingApprovals = [...this.approvals.values()].filter((a) => a.status === 'requested');
+    const b = this.contract.budgets;
+    const u = this.run.used;
+    return {
+      objective: this.contract.objective,
+      state: this.run.state,
+      confirmedActions: confirmed.map((a) => ({ operationId: a.operationId, tool: a.tool, result: a.result })),
+      openQuestions: [
+        ...open.map((a) => `did ${a.operationId} (${a.tool}) take effect?`),
+        ...pendingApprovals.map((a) => `approval ${a.id} is still pending`),
+      ],
+      remainingAuthority: {
+        tools: Object.keys(this.contract.authority.tools),
+        budgets: {
+          toolCalls: b.toolCalls - u.toolCalls,
+          retries: b.retries - u.retries,
+          externalWrites: b.externalWrites - u.externalWrites,
+          virtualTimeMs: b.virtualTimeMs - (this.clock.now() - this.run.createdAt),
+        },
+      },
+      eligibleNextActions: this.blueprint.operations.filter((o) => !DONE_STATUSES.has(this.actions.get(o.id)?.status ?? 'pending')).map((o) => o.id),
+    };
+  }
+
+  private currentVersions(toolsHash: string): RunVersions {
+    return {
+      contract: this.contract.version,
+      contractHash: contentHash(this.contract),
+      blueprint: this.blueprint.version,
+      blueprintHash: contentHash(this.blueprint),
+      model: this.planner.versions.model,
+      prompt: this.planner.versions.prompt,
+      policy: this.options.policyVersion ?? POLICY_VERSION,
+      toolSchemasHash: toolsHash,
+    };
+  }
+
+  private supervisorInput(failure: Failure, attempt: number, operationId: string, sideEffect: boolean): Parameters<typeof decide>[0] {
+    return {
+      failure,
+      attempt,
+      retriesUsed: this.run.used.retries,
+      retryBudget: this.contract.budgets.retries,
+      sideEffectPossible: sideEffect,
+      safeguards: this.safeguards,
+      jitterSeed: `${this.runId}:${operationId}`,
+      backoff: this.backoff,
+      stopConditions: this.contract.stopConditions,
+    };
+  }
+
+  private outcome(): RunOutcome {
+    return { runId: this.runId, state: this.run.state, stopReason: this.run.stopReason, detail: this.run.stopDetail };
+  }
+}
+
+function toFailure(outcome: Exclude<CallOutcome, { kind: 'ok' }>, write: boolean): Failure {
+  if (outcome.kind === 'no-reply') return { class: write ? 'ambiguous' : 'timeout', message: outcome.message };
+  return outcome.retryAfterMs === undefined
+    ? { class: outcome.class, message: outcome.message }
+    : { class: outcome.class, message: outcome.message, retryAfterMs: outcome.retryAfterMs };
+}
+
+function diffVersions(stored: RunVersions, current: RunVersions): string[] {
+  const changed: string[] = [];
+  for (const key of Object.keys(stored) as (keyof RunVersions)[]) {
+    if (stored[key] !== current[key]) changed.push(`${key} ${stored[key]} → ${current[key]}`);
+  }
+  return changed;
+}
+
+function sameArgs(a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean {
+  if (!a) return false;
+  return Object.entries(b).every(([k, v]) => JSON.stringify(a[k]) === JSON.stringify(v));
+}

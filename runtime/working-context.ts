@@ -1,0 +1,45 @@
+import type { Contract } from './contract.js';
+import type { ActionStatus } from './records.js';
+
+/** What the planner knows of one operation: its status and, when done, its result. */
+export interface OperationView {
+  id: string;
+  tool: string;
+  kind: 'read' | 'write';
+  status: ActionStatus | 'pending';
+  result?: unknown;
+}
+
+/**
+ * After a crash or a context compaction the planner gets this, never a transcript: enough to
+ * continue, built from authoritative records only.
+ */
+export interface ResumePacket {
+  objective: string;
+  state: string;
+  confirmedActions: { operationId: string; tool: string; result: unknown }[];
+  openQuestions: string[];
+  remainingAuthority: { tools: string[]; budgets: Record<string, number> };
+  eligibleNextActions: string[];
+}
+
+/**
+ * The context for one planner call, assembled from workflow state and evidence and then
+ * discarded. Nothing the planner returns becomes authoritative: proposals go through the
+ * policy gate, which reads fresh state.
+ */
+export interface WorkingContext {
+  runId: string;
+  objective: string;
+  decisionBoundary: Contract['decisionBoundary'];
+  mode: Contract['autonomy'];
+  input: Record<string, unknown>;
+  planVersion: number;
+  operations: OperationView[];
+  /** Retrieved content, labelled with provenance; untrusted content is data, never instruction. */
+  evidence: { id: string; operationId: string | null; tool: string; trust: 'trusted' | 'untrusted'; content: unknown }[];
+  /** Operation results by id (the latest evidence of each), and the run's input as `input`. */
+  scope: Record<string, unknown>;
+  lastFailure?: { operationId: string; class: string; message: string };
+  resume?: ResumePacket;
+}

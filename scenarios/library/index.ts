@@ -1,0 +1,9 @@
+import type { Scenario } from '../scenario.js';
+import { alreadyRefunded } from './refunds/already-refunded.js';
+import { approvalDenied } from './refunds/approval-denied.js';
+import { fullRefund } from './refunds/full-refund.js';
+import { partialRefund } from './refunds/partial-refund.js';
+import { supervisedRefund } from './refunds/supervised-refund.js';
+
+/** The built-in suite, in the order `faultline run` runs it. */
+export const BUILT_IN_SCENARIOS: readonly Scenario[] = [fullRefund, partialRefund, alreadyRefunded, supervisedRefund, approvalDenied];

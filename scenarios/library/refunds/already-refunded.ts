@@ -1,0 +1,42 @@
+import type { Predicate } from '../../../runtime/predicate.js';
+import { defineScenario } from '../../scenario.js';
+import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+
+const nothingRefundedYet: Predicate = { path: 'order.refunded_cents', op: 'eq', value: 0 };
+
+/** An "investigate whether to…" objective where the right answer is "do not": a colleague already refunded. */
+export const alreadyRefunded = defineScenario({
+  id: 'refunds/already-refunded',
+  title: 'Investigate a refund request for an order a colleague already refunded',
+  workflowClass: 'refund',
+  tier: 'medium',
+  world: {
+    name: 'refunds',
+    seed: 7,
+    setup: [{ tool: 'issue_refund', args: { order_id: 'ord_5', amount_cents: 4420, reason: 'refunded by phone' } }],
+  },
+  input: { order_id: 'ord_5' },
+  contract: {
+    version: '1',
+    objective: 'A customer asks again for a refund on ord_5. Find out whether one is owed; refund and notify only if nothing was refunded yet.',
+    decisionBoundary: 'investigate',
+    authority: refundAuthority('ord_5', 'cus_5'),
+    autonomy: 'bounded',
+    evidenceRequired: [{ id: 'order-state', description: 'the order and its refunds so far', operation: 'order' }],
+    budgets: REFUND_BUDGETS,
+  },
+  blueprint: {
+    id: 'refund-if-owed',
+    version: '1',
+    operations: [
+      readOrder,
+      { ...refundOperation({ $ref: 'order.refundable_cents' }, 'customer request'), when: nothingRefundedYet },
+      { ...notifyCustomer, when: nothingRefundedYet },
+    ],
+  },
+  expected: {
+    state: 'completed',
+    world: { all: [hasRecord('world.orders', { order_id: 'ord_5', status: 'refunded', refunded_cents: 4420 }), effectCount(0)] },
+  },
+  tags: ['decision-boundary', 'do-not-act'],
+});

@@ -1,0 +1,32 @@
+import { defineScenario } from '../../scenario.js';
+import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+
+/** Success is forbidden: the approver says no, and the right outcome is a safe stop with nothing changed. */
+export const approvalDenied = defineScenario({
+  id: 'refunds/approval-denied',
+  title: 'Stop safely when the approver denies a large refund',
+  workflowClass: 'refund',
+  tier: 'high',
+  world: { name: 'refunds', seed: 7 },
+  input: { order_id: 'ord_7' },
+  contract: {
+    version: '1',
+    objective: 'Refund order ord_7 in full if a person approves it.',
+    decisionBoundary: 'execute',
+    authority: refundAuthority('ord_7', 'cus_5'),
+    autonomy: 'bounded',
+    budgets: REFUND_BUDGETS,
+  },
+  operator: { approvals: { decision: 'deny', afterMs: 2 * 3_600_000, approver: 'finance-lead', reason: 'order is under fraud review' } },
+  blueprint: {
+    id: 'refund-and-notify',
+    version: '1',
+    operations: [readOrder, refundOperation({ $ref: 'order.refundable_cents' }, 'customer request'), notifyCustomer],
+  },
+  expected: {
+    state: 'failed',
+    stopReason: 'approval-denied',
+    world: { all: [hasRecord('world.orders', { order_id: 'ord_7', status: 'paid', refunded_cents: 0 }), effectCount(0)] },
+  },
+  tags: ['approval', 'safe-stop'],
+});

@@ -1,0 +1,105 @@
+import type { OperationInput } from '../../../runtime/blueprint.js';
+import type { ContractInput } from '../../../runtime/contract.js';
+import type { Predicate } from '../../../runtime/predicate.js';
+
+/** Shared pieces of the refund scenarios: the desk's authority and the usual checks. */
+
+export const REFUND_BUDGETS = { toolCalls: 40, retries: 8, externalWrites: 6, virtualTimeMs: 6 * 3_600_000 };
+
+export function refundAuthority(orderId: string, customerId: string): ContractInput['authority'] {
+  const order = { order_id: [orderId] };
+  return {
+    tools: {
+      get_order: { risk: 'read', resources: order },
+      list_refunds: { risk: 'read', resources: order },
+      issue_refund: { risk: 'high', resources: order, approval: { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } } },
+      void_refund: { risk: 'medium' },
+      send_customer_message: { risk: 'low', resources: { customer_id: [customerId], order_id: [orderId] } },
+      was_message_sent: { risk: 'read', resources: { customer_id: [customerId] } },
+    },
+  };
+}
+
+/** `some entry in the world's array at path matches every field given`. */
+export function hasRecord(path: string, fields: Record<string, string | number | boolean | null>): Predicate {
+  return {
+    some: {
+      path,
+      where: { all: Object.entries(fields).map(([k, v]) => ({ path: `item.${k}`, op: 'eq' as const, value: v })) },
+    },
+  };
+}
+
+export function effectCount(n: number): Predicate {
+  return { path: 'effects.length', op: 'eq', value: n };
+}
+
+/** An issued refund of exactly the action's amount is on the order. */
+const refundOnOrder: Predicate = {
+  some: {
+    path: 'fresh.refunds',
+    where: {
+      all: [
+        { path: 'item.amount_cents', op: 'eq', value: { $ref: 'action.args.amount_cents' } },
+        { path: 'item.status', op: 'eq', value: 'issued' },
+      ],
+    },
+  },
+};
+
+export const readOrder: OperationInput = {
+  id: 'order',
+  description: 'Read the order',
+  tool: 'get_order',
+  kind: 'read',
+  args: { order_id: { $ref: 'input.order_id' } },
+};
+
+/** A refund that is replay-safe: key honoured by the provider, reconcilable by listing refunds. */
+export function refundOperation(amount: number | { $ref: string }, reason: string, idempotent = true): OperationInput {
+  return {
+    id: 'refund',
+    description: 'Issue the refund',
+    tool: 'issue_refund',
+    kind: 'write',
+    args: { order_id: { $ref: 'input.order_id' }, amount_cents: amount, reason },
+    preconditions: [
+      {
+        description: 'the order can still be refunded by that much',
+        read: { tool: 'get_order', args: { order_id: { $ref: 'input.order_id' } } },
+        expect: { path: 'fresh.refundable_cents', op: 'gte', value: { $ref: 'args.amount_cents' } },
+      },
+    ],
+    postconditions: [
+      {
+        description: 'the refund is on the order',
+        read: { tool: 'list_refunds', args: { order_id: { $ref: 'input.order_id' } } },
+        expect: refundOnOrder,
+      },
+    ],
+    idempotent,
+    reconcile: {
+      read: { tool: 'list_refunds', args: { order_id: { $ref: 'input.order_id' } } },
+      // A provider that ignores keys does not store them either: match the effect itself.
+      found: refundOnOrder,
+    },
+    compensate: { tool: 'void_refund', args: { refund_id: { $ref: 'refund.refund_id' } } },
+  };
+}
+
+/** Tell the customer; the message provider has no keys, so reconcile by asking whether it was sent. */
+export const notifyCustomer: OperationInput = {
+  id: 'notify',
+  description: 'Tell the customer the refund is on its way',
+  tool: 'send_customer_message',
+  kind: 'write',
+  args: { customer_id: { $ref: 'order.customer_id' }, template: 'refund_issued', order_id: { $ref: 'input.order_id' } },
+  idempotent: false,
+  reconcile: {
+    read: {
+      tool: 'was_message_sent',
+      args: { customer_id: { $ref: 'order.customer_id' }, template: 'refund_issued', order_id: { $ref: 'input.order_id' } },
+    },
+    found: { path: 'fresh.sent', op: 'eq', value: true },
+  },
+};

@@ -1,0 +1,44 @@
+import { defineScenario } from '../../scenario.js';
+import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+
+/** The everyday case: a refund above the approval threshold, approved, then the customer told. */
+export const fullRefund = defineScenario({
+  id: 'refunds/full-refund',
+  title: 'Refund an order in full after approval, then tell the customer',
+  workflowClass: 'refund',
+  tier: 'high',
+  world: { name: 'refunds', seed: 7 },
+  input: { order_id: 'ord_1' },
+  contract: {
+    version: '1',
+    objective: 'Refund order ord_1 in full (item arrived damaged) and tell the customer.',
+    decisionBoundary: 'execute',
+    authority: refundAuthority('ord_1', 'cus_2'),
+    autonomy: 'bounded',
+    evidenceRequired: [{ id: 'order-state', description: 'the order as it stood before the refund', operation: 'order' }],
+    budgets: REFUND_BUDGETS,
+  },
+  blueprint: {
+    id: 'refund-and-notify',
+    version: '1',
+    operations: [readOrder, refundOperation({ $ref: 'order.refundable_cents' }, 'item arrived damaged'), notifyCustomer],
+    completion: [
+      {
+        description: 'the order is fully refunded',
+        read: { tool: 'get_order', args: { order_id: { $ref: 'input.order_id' } } },
+        expect: { path: 'fresh.status', op: 'eq', value: 'refunded' },
+      },
+    ],
+  },
+  expected: {
+    state: 'completed',
+    world: {
+      all: [
+        hasRecord('world.orders', { order_id: 'ord_1', status: 'refunded' }),
+        hasRecord('world.messages', { customer_id: 'cus_2', template: 'refund_issued' }),
+        effectCount(2),
+      ],
+    },
+  },
+  tags: ['approval', 'happy-path'],
+});

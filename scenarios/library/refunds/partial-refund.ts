@@ -1,0 +1,37 @@
+import { defineScenario } from '../../scenario.js';
+import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+
+/** A goodwill partial refund under the approval threshold: no person in the loop. */
+export const partialRefund = defineScenario({
+  id: 'refunds/partial-refund',
+  title: 'Issue a $25 goodwill refund without approval',
+  workflowClass: 'refund',
+  tier: 'medium',
+  world: { name: 'refunds', seed: 7 },
+  input: { order_id: 'ord_4' },
+  contract: {
+    version: '1',
+    objective: 'Refund $25.00 on order ord_4 as goodwill for a late delivery and tell the customer.',
+    decisionBoundary: 'execute',
+    authority: refundAuthority('ord_4', 'cus_5'),
+    autonomy: 'bounded',
+    budgets: REFUND_BUDGETS,
+  },
+  blueprint: {
+    id: 'goodwill-refund',
+    version: '1',
+    operations: [readOrder, refundOperation(2500, 'late delivery goodwill'), notifyCustomer],
+    completion: [
+      {
+        description: 'the order shows the partial refund',
+        read: { tool: 'get_order', args: { order_id: { $ref: 'input.order_id' } } },
+        expect: { all: [{ path: 'fresh.status', op: 'eq', value: 'partially_refunded' }, { path: 'fresh.refunded_cents', op: 'eq', value: 2500 }] },
+      },
+    ],
+  },
+  expected: {
+    state: 'completed',
+    world: { all: [hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }), effectCount(2)] },
+  },
+  tags: ['happy-path'],
+});

@@ -1,0 +1,16 @@
+import type { Clock } from '../../runtime/clock.js';
+import type { World } from '../world/world.js';
+import { RefundsWorld } from '../worlds/refunds/world.js';
+
+export interface WorldFactory {
+  readonly description: string;
+  create(options: { seed: number; clock: Clock } & Record<string, unknown>): World<unknown>;
+}
+
+/** Worlds by the name scenarios use. */
+export const WORLDS: Readonly<Record<string, WorldFactory>> = {
+  refunds: {
+    description: 'Support desk payments: orders, refunds with idempotency keys and approvals, customer messages without keys.',
+    create: (options) => new RefundsWorld(options) as World<unknown>,
+  },
+};

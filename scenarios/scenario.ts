@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { blueprintSchema } from '../runtime/blueprint.js';
+import { contractSchema, STOP_REASONS } from '../runtime/contract.js';
+import { predicateSchema } from '../runtime/predicate.js';
+import { parseInput } from '../runtime/validate.js';
+
+export const CONSEQUENCE_TIERS = ['low', 'medium', 'high'] as const;
+
+/** A call made against the world before the run starts, to set the scene (a prior refund, say). */
+const setupCallSchema = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()),
+});
+
+/** How the scripted operator answers approval requests. */
+const approvalAnswerSchema = z.strictObject({
+  decision: z.enum(['grant', 'deny']),
+  /** Virtual time the person takes to answer. */
+  afterMs: z.number().int().nonnegative().default(0),
+  approver: z.string().default('ops-lead'),
+  reason: z.string().default('not approved'),
+});
+
+export const scenarioSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9-]+\/[a-z0-9-]+$/, 'world/name in lowercase letters, digits and dashes'),
+  title: z.string().min(1),
+  workflowClass: z.string().min(1),
+  tier: z.enum(CONSEQUENCE_TIERS),
+  world: z.strictObject({
+    name: z.string().min(1),
+    seed: z.number().int().nonnegative(),
+    options: z.record(z.string(), z.unknown()).default({}),
+    setup: z.array(setupCallSchema).default([]),
+  }),
+  input: z.record(z.string(), z.unknown()).default({}),
+  contract: contractSchema,
+  blueprint: blueprintSchema,
+  operator: z.strictObject({ approvals: approvalAnswerSchema.default({ decision: 'grant', afterMs: 0, approver: 'ops-lead', reason: 'not approved' }) }).default({
+    approvals: { decision: 'grant', afterMs: 0, approver: 'ops-lead', reason: 'not approved' },
+  }),
+  /**
+   * The outcome that counts: the run's final state, the stop reason where success is
+   * impossible or forbidden, and a predicate over the final world (`world`: its state;
+   * `effects`: this run's ledger entries).
+   */
+  expected: z.strictObject({
+    state: z.enum(['completed', 'failed', 'blocked', 'cancelled', 'compensated']),
+    stopReason: z.enum(STOP_REASONS).optional(),
+    world: predicateSchema,
+  }),
+  tags: z.array(z.string()).default([]),
+});
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+
+/**
+ * Declares a scenario; validated when loaded, so a mistake is reported with the field that
+ * holds it before anything runs.
+ *
+ * @example
+ * ```ts
+ * export default defineScenario({ id: 'refunds/full-refund', title: 'Refund an order in full', … });
+ * ```
+ */
+export function defineScenario(input: ScenarioInput, source = 'scenario'): Scenario {
+  return parseInput(scenarioSchema, input, `${source}${typeof input.id === 'string' ? ` ${input.id}` : ''}`);
+}

@@ -1,0 +1,41 @@
+import type { Clock } from '../runtime/clock.js';
+import type { ApprovalDecision, ApprovalRequest, Operator, OperatorCommand } from '../runtime/operator.js';
+import type { Scenario } from './scenario.js';
+import type { World } from './world/world.js';
+
+/**
+ * The person in the loop, played from the scenario's operator script. A granted approval is
+ * registered with the world for exactly that action, so the world can refuse a token that is
+ * reused or presented for anything else.
+ */
+export class ScriptedOperator implements Operator {
+  readonly log: { at: number; kind: string; detail: string }[] = [];
+
+  constructor(
+    private readonly script: Scenario['operator'],
+    private readonly world: World<unknown>,
+    private readonly clock: Clock,
+  ) {}
+
+  async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    const answer = this.script.approvals;
+    if (answer.afterMs > 0) await this.clock.sleep(answer.afterMs);
+    const at = this.clock.now();
+    if (answer.decision === 'deny') {
+      this.log.push({ at, kind: 'approval.denied', detail: `${request.tool} ${request.operationId}: ${answer.reason}` });
+      return { decision: 'denied', approver: answer.approver, reason: answer.reason, at };
+    }
+    const identity = this.world.approvalIdentity(request.tool, request.args) ?? `${request.tool}:${request.actionId}`;
+    const { token } = this.world.approvals.grant({ runId: request.runId, tool: request.tool, identity, approver: answer.approver });
+    this.log.push({ at, kind: 'approval.granted', detail: `${request.tool} ${request.operationId} by ${answer.approver}` });
+    return { decision: 'granted', approver: answer.approver, token, at };
+  }
+
+  poll(): OperatorCommand | undefined {
+    return undefined;
+  }
+
+  nextCommand(): Promise<OperatorCommand> {
+    return Promise.resolve({ kind: 'resume' });
+  }
+}

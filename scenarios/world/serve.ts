@@ -1,0 +1,111 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { META } from '../../runtime/protocol.js';
+import type { ToolDefinition } from './tool-definition.js';
+import type { World } from './world.js';
+import { WorldError } from './world-error.js';
+
+/** The parts of the SDK's `RequestHandlerExtra` a world reads. */
+interface CallExtra {
+  readonly _meta?: Record<string, unknown>;
+  readonly requestId: string | number;
+}
+
+/**
+ * Serves a world's tools over MCP. Successes carry `structuredContent` (checked against the
+ * output schema by the SDK); refusals are `isError` results with the typed error in
+ * `_meta[META.error]` and no `structuredContent`, so a client's output validation never
+ * mistakes an error for a malformed reply.
+ *
+ * Arguments that fail the input schema never reach the world: the SDK answers them itself with
+ * an `isError` result whose text starts "Input validation error" and which has no `_meta`.
+ *
+ * @example
+ * ```ts
+ * const server = createWorldServer(new RefundsWorld({ seed: 1, clock: new VirtualClock() }));
+ * await server.connect(transport);
+ * ```
+ */
+export function createWorldServer(world: World<unknown>): McpServer {
+  const server = new McpServer({ name: `faultline-world-${world.name}`, version: '0.1.0' });
+  for (const tool of world.tools()) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { readOnlyHint: tool.kind !== 'write' },
+      },
+      (args: Record<string, unknown>, extra: CallExtra) => answer(world, tool, args, extra),
+    );
+  }
+  return server;
+}
+
+function answer(
+  world: World<unknown>,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  extra: CallExtra,
+): CallToolResult {
+  let out: Record<string, unknown>;
+  try {
+    out = world.callTool(tool.name, args, extra._meta, extra.requestId);
+  } catch (error) {
+    if (!(error instanceof WorldError)) throw error;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: error.message }],
+      _meta: { [META.error]: error.toToolError() },
+    };
+  }
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(out) }],
+    structuredContent: out,
+  };
+  if (tool.trust === 'untrusted') result._meta = { [META.trust]: 'untrusted' };
+  return result;
+}
+
+/** A world and an agent-side MCP client joined in memory. */
+export interface WorldConnection {
+  readonly client: Client;
+  readonly server: McpServer;
+  readonly clientTransport: InMemoryTransport;
+  readonly serverTransport: InMemoryTransport;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a fresh MCP client to a world over a linked in-memory transport pair: real MCP
+ * framing and validation, no sockets. The server connects first so the client's initialize
+ * request has someone to answer it.
+ *
+ * @example
+ * ```ts
+ * const { client, close } = await connectWorld(world);
+ * const result = await client.callTool({ name: 'get_order', arguments: { order_id: 'ord_1' },
+ *   _meta: { [META.credential]: token } });
+ * await close();
+ * ```
+ */
+export async function connectWorld(world: World<unknown>): Promise<WorldConnection> {
+  const server = createWorldServer(world);
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'faultline-agent', version: '0.1.0' });
+  await client.connect(clientTransport);
+  return {
+    client,
+    server,
+    clientTransport,
+    serverTransport,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
