@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The faultline command: registers tsx so the TypeScript sources run without a build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('./cli.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,30 @@
+/** Where the command writes, so tests and terminals differ only here. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** A transient status line: rewritten in place on a terminal, one line each otherwise. */
+  progress(text: string): void;
+  progressDone(): void;
+  readonly color: boolean;
+}
+
+export function processIo(): Io {
+  const tty = process.stdout.isTTY;
+  const color = tty && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');
+  let live = false;
+  return {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    progress: (text) => {
+      if (tty) {
+        process.stdout.write(`\r\u001b[2K${text}`);
+        live = true;
+      } else process.stdout.write(`${text}\n`);
+    },
+    progressDone: () => {
+      if (live) process.stdout.write('\r\u001b[2K');
+      live = false;
+    },
+    color,
+  };
+}
