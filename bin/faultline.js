@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global process */
 // The faultline command: registers tsx so the TypeScript sources run without a build step.
 import { register } from 'tsx/esm/api';
 

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { canonicalJson } from './canonical-json.js';
+import { failureClassSchema } from './failure-class.js';
 import { predicateSchema } from './predicate.js';
 import { parseInput } from './validate.js';
 
@@ -82,7 +84,7 @@ export const contractSchema = z.strictObject({
     .default([]),
   budgets: budgetsSchema,
   /** Failure classes that stop the run at once, whatever the supervisor would otherwise do. */
-  stopConditions: z.array(z.string()).default([]),
+  stopConditions: z.array(failureClassSchema).default([]),
   recoveryPromise: z
     .strictObject({
       resumeFromCheckpoint: z.boolean().default(true),
@@ -99,13 +101,7 @@ export function parseContract(value: unknown, source = 'contract'): Contract {
   return parseInput(contractSchema, value, source);
 }
 
-/** A stable JSON form (sorted keys), so the same content always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
-}
+export { canonicalJson };
 
 export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);

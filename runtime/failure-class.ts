@@ -36,6 +36,7 @@ export const RUNTIME_FAILURE_CLASSES = [
 export const toolErrorClassSchema = z.enum(TOOL_ERROR_CLASSES);
 export type ToolErrorClass = z.infer<typeof toolErrorClassSchema>;
 export type FailureClass = ToolErrorClass | (typeof RUNTIME_FAILURE_CLASSES)[number];
+export const failureClassSchema = z.enum([...TOOL_ERROR_CLASSES, ...RUNTIME_FAILURE_CLASSES]);
 
 /** Result classes recorded on events: success, or the failure class. */
 export type ResultClass = 'ok' | FailureClass;

@@ -53,7 +53,15 @@ export function checkAction(input: GateInput): GateDecision {
   }
   for (const [arg, allowed] of Object.entries(authority.resources)) {
     const value = action.args[arg];
-    if (allowed === '*' || value === undefined) continue;
+    if (allowed === '*') continue;
+    if (value === undefined) {
+      return {
+        verdict: 'deny',
+        rule: 'authority.resource-scope',
+        reason: `${action.tool} is scoped by ${arg}, which the call does not name`,
+        class: 'policy_denied',
+      };
+    }
     const shown = typeof value === 'string' ? value : JSON.stringify(value);
     if (!allowed.includes(shown)) {
       return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalJson } from './canonical-json.js';
 
 /**
  * A value in a blueprint: a literal, or a reference into the run's scope — `{ $ref: 'order.total_cents' }`
@@ -47,7 +48,11 @@ export type Scope = Readonly<Record<string, unknown>>;
 export function readPath(scope: unknown, path: string): unknown {
   let current: unknown = scope;
   for (const segment of path.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) {
+      // Arrays expose their length; nothing else inherited is part of the data.
+      if (Array.isArray(current) && segment === 'length') return current.length;
+      return undefined;
+    }
     current = (current as Record<string, unknown>)[segment];
   }
   return current;
@@ -57,6 +62,16 @@ export function resolveValue(expr: ValueExpr | undefined, scope: Scope): unknown
   if (expr === undefined || expr === null || typeof expr !== 'object') return expr;
   if (Array.isArray(expr)) return expr.map((e) => resolveValue(e, scope));
   return readPath(scope, expr.$ref);
+}
+
+/** Scope paths a predicate reads (its own paths and the `$ref`s in its values). */
+export function pathsOf(predicate: Predicate | undefined): string[] {
+  if (!predicate) return [];
+  if ('all' in predicate) return predicate.all.flatMap(pathsOf);
+  if ('any' in predicate) return predicate.any.flatMap(pathsOf);
+  if ('not' in predicate) return pathsOf(predicate.not);
+  if ('some' in predicate) return [predicate.some.path, ...pathsOf(predicate.some.where).filter((p) => !p.startsWith('item.'))];
+  return [predicate.path, ...refsOf(predicate.value)];
 }
 
 /** Refs an expression reads, for provenance and dependency tracking. */
@@ -83,12 +98,13 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
       return actual !== undefined && actual !== null;
     case 'absent':
       return actual === undefined || actual === null;
+    // A missing value equals nothing, so two absent paths never "match".
     case 'eq':
-      return JSON.stringify(actual) === JSON.stringify(expected);
+      return actual !== undefined && canonicalJson(actual) === canonicalJson(expected);
     case 'ne':
-      return JSON.stringify(actual) !== JSON.stringify(expected);
+      return actual === undefined || canonicalJson(actual) !== canonicalJson(expected);
     case 'in':
-      return Array.isArray(expected) && expected.some((e) => JSON.stringify(e) === JSON.stringify(actual));
+      return actual !== undefined && Array.isArray(expected) && expected.some((e) => canonicalJson(e) === canonicalJson(actual));
     case 'gt':
       return typeof actual === 'number' && typeof expected === 'number' && actual > expected;
     case 'gte':

@@ -1,13 +1,13 @@
 import type { Blueprint, Operation } from './blueprint.js';
 import type { Planner, Proposal } from './planner.js';
-import { evaluate, refsOf, resolveValue } from './predicate.js';
+import { evaluate, pathsOf, refsOf, resolveValue } from './predicate.js';
 import type { WorkingContext } from './working-context.js';
 
 const DONE = new Set(['confirmed', 'reconciled', 'skipped', 'proposed', 'compensated']);
 
 /** Operation ids whose results `op` reads (through `$ref`s in its arguments and `when`). */
 export function dependenciesOf(op: Operation): string[] {
-  const refs = [...refsOf(op.args), ...refsOf(op.when)];
+  const refs = [...refsOf(op.args), ...pathsOf(op.when)];
   return [...new Set(refs.map((r) => r.split('.')[0] ?? r).filter((id) => id !== 'input'))];
 }
 

@@ -21,7 +21,7 @@ export interface SupervisorInput {
   /** Seeds the jitter: the same run, operation and attempt always wait the same. */
   jitterSeed: string;
   backoff: { baseMs: number; capMs: number };
-  stopConditions: readonly string[];
+  stopConditions: readonly FailureClass[];
 }
 
 /** What to do next, chosen by failure class alone. */
@@ -83,7 +83,11 @@ export function decide(input: SupervisorInput): SupervisorDecision {
     case 'forbidden':
       if (!safeguards['revocation-stop']) {
         if (outOfRetries) return { kind: 'stop', stop: 'budget-exhausted', reason: `retry budget used up after ${cls}` };
-        return { kind: 'retry', delayMs: backoffDelay(input.attempt, input.backoff, input.jitterSeed), reason: `${cls}: retrying` };
+        return {
+          kind: 'retry',
+          delayMs: backoffDelay(input.attempt, input.backoff, `${input.jitterSeed}#${input.attempt}`),
+          reason: `${cls}: retrying`,
+        };
       }
       return { kind: 'escalate', stop: 'permission-lost', reason: `${cls}: ${failure.message}` };
     case 'invalid_output':
@@ -110,8 +114,27 @@ export function decide(input: SupervisorInput): SupervisorDecision {
   }
 }
 
-function stopReasonFor(cls: string): StopReason {
-  if (cls === 'forbidden' || cls === 'unauthenticated') return 'permission-lost';
-  if (cls === 'budget_exhausted') return 'budget-exhausted';
-  return 'tool-error';
+/** The stop reason each failure class stands for when a contract makes it stop the run. */
+const STOP_REASON_OF: Readonly<Record<FailureClass, StopReason>> = {
+  transient: 'tool-error',
+  timeout: 'tool-error',
+  rate_limited: 'tool-error',
+  unavailable: 'tool-error',
+  unauthenticated: 'permission-lost',
+  forbidden: 'permission-lost',
+  invalid_argument: 'tool-error',
+  precondition_failed: 'precondition-unsatisfiable',
+  not_found: 'tool-error',
+  conflict: 'tool-error',
+  ambiguous: 'ambiguous-unresolvable',
+  malformed_reply: 'tool-error',
+  invalid_output: 'invalid-output',
+  policy_denied: 'policy-denied',
+  approval_denied: 'approval-denied',
+  budget_exhausted: 'budget-exhausted',
+  cancelled: 'cancelled',
+};
+
+function stopReasonFor(cls: FailureClass): StopReason {
+  return STOP_REASON_OF[cls];
 }

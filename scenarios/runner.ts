@@ -123,7 +123,7 @@ function setUpWorld(world: World<unknown>, scenario: Scenario): void {
       throw new Error(`Scenario ${scenario.id}: world.setup[${i}] (${call.tool}) failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   });
-  credential.revoke?.();
+  void credential.revoke?.();
 }
 
 function checkExpected(

@@ -48,12 +48,12 @@ export class VirtualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(signal.reason);
+        reject(signal.reason as Error);
         return;
       }
       const onAbort = (): void => {
         this.timers = this.timers.filter((t) => t !== timer);
-        reject(signal?.reason);
+        reject(signal?.reason as Error);
       };
       const timer: Timer = {
         at: this.current + Math.max(0, ms),

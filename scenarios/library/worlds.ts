@@ -11,6 +11,6 @@ export interface WorldFactory {
 export const WORLDS: Readonly<Record<string, WorldFactory>> = {
   refunds: {
     description: 'Support desk payments: orders, refunds with idempotency keys and approvals, customer messages without keys.',
-    create: (options) => new RefundsWorld(options) as World<unknown>,
+    create: (options) => new RefundsWorld(options),
   },
 };

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { META } from '../../runtime/protocol.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -92,10 +93,13 @@ export interface WorldConnection {
  * await close();
  * ```
  */
-export async function connectWorld(world: World<unknown>): Promise<WorldConnection> {
+export async function connectWorld(
+  world: World<unknown>,
+  options: { wrapServerTransport?: (transport: Transport) => Transport } = {},
+): Promise<WorldConnection> {
   const server = createWorldServer(world);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverTransport);
+  await server.connect(options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport);
   const client = new Client({ name: 'faultline-agent', version: '0.1.0' });
   await client.connect(clientTransport);
   return {

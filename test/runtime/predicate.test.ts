@@ -1,0 +1,286 @@
+import { describe, expect, it } from 'vitest';
+import {
+  describePredicate,
+  evaluate,
+  predicateSchema,
+  readPath,
+  refsOf,
+  resolveValue,
+  type Predicate,
+  type Scope,
+} from '../../runtime/predicate.js';
+
+const scope: Scope = {
+  input: { order_id: 'ord_1', limit: 1_000 },
+  order: {
+    status: 'paid',
+    total_cents: 500,
+    refunded: false,
+    note: null,
+    tags: ['vip', 'eu'],
+    address: { city: 'Lyon' },
+    items: [
+      { sku: 'a', qty: 1 },
+      { sku: 'b', qty: 3 },
+    ],
+  },
+};
+
+describe('readPath', () => {
+  it('reads nested fields and array indices as plain segments', () => {
+    expect(readPath(scope, 'order.status')).toBe('paid');
+    expect(readPath(scope, 'order.address.city')).toBe('Lyon');
+    expect(readPath(scope, 'order.items.1.sku')).toBe('b');
+    expect(readPath(scope, 'order.tags.0')).toBe('vip');
+  });
+
+  it('returns undefined for missing paths and when descending through a primitive or null', () => {
+    expect(readPath(scope, 'nope')).toBeUndefined();
+    expect(readPath(scope, 'order.missing.deeper')).toBeUndefined();
+    expect(readPath(scope, 'order.status.length')).toBeUndefined();
+    expect(readPath(scope, 'order.note.x')).toBeUndefined();
+    expect(readPath(scope, 'order.items.9.sku')).toBeUndefined();
+    expect(readPath(null, 'a')).toBeUndefined();
+  });
+});
+
+describe('resolveValue', () => {
+  it('returns literals as they are', () => {
+    expect(resolveValue('x', scope)).toBe('x');
+    expect(resolveValue(3, scope)).toBe(3);
+    expect(resolveValue(false, scope)).toBe(false);
+    expect(resolveValue(null, scope)).toBeNull();
+    expect(resolveValue(undefined, scope)).toBeUndefined();
+  });
+
+  it('resolves $ref, also inside arrays', () => {
+    expect(resolveValue({ $ref: 'input.order_id' }, scope)).toBe('ord_1');
+    expect(resolveValue({ $ref: 'order.address' }, scope)).toEqual({ city: 'Lyon' });
+    expect(
+      resolveValue(['lit', { $ref: 'order.total_cents' }, [{ $ref: 'order.tags.1' }]], scope),
+    ).toEqual(['lit', 500, ['eu']]);
+    expect(resolveValue({ $ref: 'order.missing' }, scope)).toBeUndefined();
+  });
+});
+
+describe('refsOf', () => {
+  it('collects every $ref in an expression or predicate', () => {
+    expect(refsOf({ a: { $ref: 'x.y' }, b: [1, { $ref: 'z' }], c: 'lit' })).toEqual(['x.y', 'z']);
+    expect(refsOf({ all: [{ path: 'p', op: 'eq', value: { $ref: 'order.status' } }] })).toEqual([
+      'order.status',
+    ]);
+    expect(refsOf('plain')).toEqual([]);
+    expect(refsOf(undefined)).toEqual([]);
+  });
+});
+
+describe('evaluate: comparisons', () => {
+  it.each<[Predicate, boolean]>([
+    [{ path: 'order.status', op: 'eq', value: 'paid' }, true],
+    [{ path: 'order.status', op: 'eq', value: 'refunded' }, false],
+    [{ path: 'order.total_cents', op: 'eq', value: '500' }, false],
+    [{ path: 'order.tags', op: 'eq', value: ['vip', 'eu'] }, true],
+    [{ path: 'order.tags', op: 'eq', value: ['eu', 'vip'] }, false],
+    [{ path: 'order.note', op: 'eq', value: null }, true],
+    [{ path: 'order.status', op: 'ne', value: 'refunded' }, true],
+    [{ path: 'order.status', op: 'ne', value: 'paid' }, false],
+    [{ path: 'order.total_cents', op: 'gt', value: 499 }, true],
+    [{ path: 'order.total_cents', op: 'gt', value: 500 }, false],
+    [{ path: 'order.total_cents', op: 'gte', value: 500 }, true],
+    [{ path: 'order.total_cents', op: 'gte', value: 501 }, false],
+    [{ path: 'order.total_cents', op: 'lt', value: 501 }, true],
+    [{ path: 'order.total_cents', op: 'lt', value: 500 }, false],
+    [{ path: 'order.total_cents', op: 'lte', value: 500 }, true],
+    [{ path: 'order.total_cents', op: 'lte', value: 499 }, false],
+    [{ path: 'order.status', op: 'in', value: ['paid', 'shipped'] }, true],
+    [{ path: 'order.status', op: 'in', value: ['shipped'] }, false],
+    [{ path: 'order.total_cents', op: 'in', value: [1, 500] }, true],
+    [{ path: 'order.status', op: 'in', value: 'paid' }, false],
+    [{ path: 'order.status', op: 'exists' }, true],
+    [{ path: 'order.refunded', op: 'exists' }, true],
+    [{ path: 'order.note', op: 'exists' }, false],
+    [{ path: 'order.missing', op: 'exists' }, false],
+    [{ path: 'order.missing', op: 'absent' }, true],
+    [{ path: 'order.note', op: 'absent' }, true],
+    [{ path: 'order.refunded', op: 'absent' }, false],
+  ])('%j → %s', (predicate, expected) => {
+    expect(evaluate(predicate, scope)).toBe(expected);
+  });
+
+  it.each(['gt', 'gte', 'lt', 'lte'] as const)('%s holds only between numbers', (op) => {
+    expect(evaluate({ path: 'order.status', op, value: 'a' }, scope)).toBe(false);
+    expect(evaluate({ path: 'order.total_cents', op, value: '500' }, scope)).toBe(false);
+    expect(evaluate({ path: 'order.missing', op, value: 0 }, scope)).toBe(false);
+  });
+
+  it('compares against a $ref value', () => {
+    expect(
+      evaluate({ path: 'order.total_cents', op: 'lte', value: { $ref: 'input.limit' } }, scope),
+    ).toBe(true);
+    expect(
+      evaluate({ path: 'order.total_cents', op: 'gt', value: { $ref: 'input.limit' } }, scope),
+    ).toBe(false);
+    expect(
+      evaluate({ path: 'order.tags.0', op: 'in', value: [{ $ref: 'order.tags.1' }, 'vip'] }, scope),
+    ).toBe(true);
+    expect(
+      evaluate({ path: 'order.status', op: 'eq', value: { $ref: 'order.status' } }, scope),
+    ).toBe(true);
+  });
+
+  it('treats a missing path as neither equal to a value nor comparable', () => {
+    expect(evaluate({ path: 'order.missing', op: 'eq', value: null }, scope)).toBe(false);
+    expect(evaluate({ path: 'order.missing', op: 'eq', value: 0 }, scope)).toBe(false);
+    expect(evaluate({ path: 'order.missing', op: 'ne', value: 'paid' }, scope)).toBe(true);
+    expect(evaluate({ path: 'order.missing', op: 'in', value: ['paid'] }, scope)).toBe(false);
+    expect(evaluate({ path: 'nothing.here', op: 'exists' }, scope)).toBe(false);
+    expect(
+      evaluate({ path: 'order.total_cents', op: 'gt', value: { $ref: 'input.missing' } }, scope),
+    ).toBe(false);
+  });
+});
+
+describe('evaluate: combinators', () => {
+  const yes: Predicate = { path: 'order.status', op: 'eq', value: 'paid' };
+  const no: Predicate = { path: 'order.status', op: 'eq', value: 'void' };
+
+  it('all holds when every part holds, and for none', () => {
+    expect(evaluate({ all: [yes, yes] }, scope)).toBe(true);
+    expect(evaluate({ all: [yes, no] }, scope)).toBe(false);
+    expect(evaluate({ all: [] }, scope)).toBe(true);
+  });
+
+  it('any holds when some part holds, and never for none', () => {
+    expect(evaluate({ any: [no, yes] }, scope)).toBe(true);
+    expect(evaluate({ any: [no, no] }, scope)).toBe(false);
+    expect(evaluate({ any: [] }, scope)).toBe(false);
+  });
+
+  it('not negates', () => {
+    expect(evaluate({ not: yes }, scope)).toBe(false);
+    expect(evaluate({ not: no }, scope)).toBe(true);
+    expect(evaluate({ not: { not: yes } }, scope)).toBe(true);
+  });
+
+  it('some holds when an element satisfies where, reading it as item', () => {
+    expect(
+      evaluate(
+        { some: { path: 'order.items', where: { path: 'item.qty', op: 'gt', value: 2 } } },
+        scope,
+      ),
+    ).toBe(true);
+    expect(
+      evaluate(
+        { some: { path: 'order.items', where: { path: 'item.qty', op: 'gt', value: 3 } } },
+        scope,
+      ),
+    ).toBe(false);
+    expect(
+      evaluate(
+        { some: { path: 'order.tags', where: { path: 'item', op: 'eq', value: 'eu' } } },
+        scope,
+      ),
+    ).toBe(true);
+  });
+
+  it('some lets where read the rest of the scope too', () => {
+    const where: Predicate = {
+      all: [
+        { path: 'item.sku', op: 'eq', value: 'b' },
+        { path: 'item.qty', op: 'lte', value: { $ref: 'input.limit' } },
+      ],
+    };
+
+    expect(evaluate({ some: { path: 'order.items', where } }, scope)).toBe(true);
+  });
+
+  it('some is false for a missing path, a non-array and an empty array', () => {
+    const where: Predicate = { path: 'item', op: 'exists' };
+
+    expect(evaluate({ some: { path: 'order.missing', where } }, scope)).toBe(false);
+    expect(evaluate({ some: { path: 'order.address', where } }, scope)).toBe(false);
+    expect(evaluate({ some: { path: 'empty', where } }, { empty: [] })).toBe(false);
+  });
+
+  it('nests', () => {
+    const p: Predicate = {
+      all: [
+        { any: [no, { not: no }] },
+        {
+          some: {
+            path: 'order.items',
+            where: { not: { path: 'item.sku', op: 'in', value: ['a'] } },
+          },
+        },
+      ],
+    };
+
+    expect(evaluate(p, scope)).toBe(true);
+  });
+});
+
+describe('predicateSchema', () => {
+  it('accepts well-formed predicates', () => {
+    const p = {
+      all: [
+        { not: { path: 'a', op: 'exists' } },
+        { some: { path: 'b', where: { path: 'item', op: 'in', value: [1, { $ref: 'c' }] } } },
+      ],
+    };
+
+    expect(predicateSchema.safeParse(p).success).toBe(true);
+  });
+
+  it.each([
+    { path: 'a', op: 'like' },
+    { path: '', op: 'eq' },
+    { path: 'a', op: 'eq', extra: 1 },
+    { all: 'x' },
+    { some: { path: 'a' } },
+    { path: 'a', op: 'eq', value: { notRef: 'x' } },
+  ])('rejects %j', (p) => {
+    expect(predicateSchema.safeParse(p).success).toBe(false);
+  });
+});
+
+describe('describePredicate', () => {
+  it('renders every form', () => {
+    const p: Predicate = {
+      all: [
+        { path: 'fresh.status', op: 'eq', value: 'paid' },
+        { any: [{ path: 'a', op: 'exists' }, { not: { path: 'b', op: 'lt', value: 3 } }] },
+        {
+          some: {
+            path: 'items',
+            where: { path: 'item.qty', op: 'gt', value: { $ref: 'input.min' } },
+          },
+        },
+      ],
+    };
+
+    expect(describePredicate(p)).toBe(
+      'fresh.status eq "paid" and (a exists or not (b lt 3)) and some items where item.qty gt {"$ref":"input.min"}',
+    );
+  });
+});
+
+describe('evaluate: absent values and object equality', () => {
+  it('never treats two absent paths as equal', () => {
+    expect(evaluate({ path: 'nope', op: 'eq', value: { $ref: 'nada' } }, scope)).toBe(false);
+    expect(evaluate({ path: 'nope', op: 'eq' }, scope)).toBe(false);
+    expect(evaluate({ path: 'nope', op: 'ne', value: 1 }, scope)).toBe(true);
+    expect(evaluate({ path: 'nope', op: 'in', value: [null] }, scope)).toBe(false);
+  });
+
+  it('compares objects whatever their key order', () => {
+    const s: Scope = { a: { x: 1, y: 2 }, b: { y: 2, x: 1 } };
+    expect(evaluate({ path: 'a', op: 'eq', value: { $ref: 'b' } }, s)).toBe(true);
+  });
+
+  it('reads own data only, not inherited properties', () => {
+    expect(readPath({ x: {} }, 'x.constructor')).toBeUndefined();
+    expect(readPath({ x: {} }, 'x.toString')).toBeUndefined();
+    expect(evaluate({ path: 'x.__proto__', op: 'exists' }, { x: {} })).toBe(false);
+    expect(readPath({ list: [1, 2, 3] }, 'list.length')).toBe(3);
+  });
+});

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../runtime/errors.js';
+import { formatIssues, formatPath, parseInput } from '../../runtime/validate.js';
+
+describe('formatPath', () => {
+  it.each<[PropertyKey[], string]>([
+    [[], '(root)'],
+    [['budgets'], 'budgets'],
+    [['budgets', 'toolCalls'], 'budgets.toolCalls'],
+    [['faults', 1, 'trigger', 'call'], 'faults[1].trigger.call'],
+    [[0, 'id'], '[0].id'],
+    [['a', 0, 1], 'a[0][1]'],
+  ])('formats %j as %s', (input, expected) => {
+    expect(formatPath(input)).toBe(expected);
+  });
+});
+
+describe('parseInput', () => {
+  const schema = z.strictObject({
+    faults: z.array(z.strictObject({ call: z.number().int().min(1) })),
+  });
+
+  it('returns the parsed value', () => {
+    expect(parseInput(schema, { faults: [{ call: 1 }] }, 'x')).toEqual({ faults: [{ call: 1 }] });
+  });
+
+  it('throws InvalidInputError naming the source and each bad field', () => {
+    let caught: unknown;
+    try {
+      parseInput(schema, { faults: [{ call: 1 }, { call: 0 }] }, 'scenario refunds/lost-ack.ts');
+    } catch (error) {
+      caught = error;
+    }
+
+    expect(caught).toBeInstanceOf(InvalidInputError);
+    const error = caught as InvalidInputError;
+    expect(error.code).toBe('invalid-input');
+    expect(error.retryable).toBe(false);
+    expect(error.data.source).toBe('scenario refunds/lost-ack.ts');
+    expect(error.data.issues).toEqual([expect.stringMatching(/^faults\[1\]\.call: /)]);
+    expect(error.message).toBe(
+      `Invalid scenario refunds/lost-ack.ts: ${error.data.issues.join('; ')}`,
+    );
+  });
+
+  it('formats one line per issue', () => {
+    const result = schema.safeParse({ faults: [{ call: 0 }, { call: 'x' }] });
+    if (result.success) throw new Error('expected failure');
+
+    expect(formatIssues(result.error).map((l) => l.split(':')[0])).toEqual([
+      'faults[0].call',
+      'faults[1].call',
+    ]);
+  });
+});
