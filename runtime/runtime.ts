@@ -969,7 +969,8 @@ export class ReferenceRuntime {
   }
 
   private evidenceRecord(operationId: string, tool: string, requestId: string | null, content: unknown, trust: 'trusted' | 'untrusted'): EvidenceRecord {
-    return { id: `${this.runId}:ev${this.evidence.length + 1}`, runId: this.runId, at: this.clock.now(), operationId, tool, requestId, trust, content };
+    // Named after the event that records it: unique even when a run starts over.
+    return { id: `${this.runId}:ev${this.run.lastSeq + 1}`, runId: this.runId, at: this.clock.now(), operationId, tool, requestId, trust, content };
   }
 
   private operation(id: string): Operation | undefined {

@@ -5,9 +5,10 @@ import { WireFaultTransport, type WireDecider } from '../../faults/wire-transpor
 import type { BlueprintInput } from '../../runtime/blueprint.js';
 import type { ContractInput } from '../../runtime/contract.js';
 import type { RunCredential } from '../../runtime/credential.js';
+import type { ProbeHandler } from '../../runtime/crash-probe.js';
 import type { Operator } from '../../runtime/operator.js';
 import { ReferenceRuntime, type RuntimeOptions } from '../../runtime/runtime.js';
-import { RunStore } from '../../runtime/store.js';
+import type { RunStore } from '../../runtime/store.js';
 import { notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from '../../scenarios/library/refunds/common.js';
 import { scopeFromContract } from '../../scenarios/runner.js';
 import { parseContract } from '../../runtime/contract.js';
@@ -87,7 +88,7 @@ export function refundHarness(options: { honourKeys: boolean; runId?: string; co
 }
 
 /** A probe that freezes the runtime at `probe` for `operationId`: the in-process crash. */
-export function freezeAt(probe: string, operationId: string): { handler: RuntimeOptions['probe']; reached: Promise<void> } {
+export function freezeAt(probe: string, operationId: string): { handler: ProbeHandler; reached: Promise<void> } {
   let signal!: () => void;
   const reached = new Promise<void>((resolve) => (signal = resolve));
   return {
