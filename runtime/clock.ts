@@ -14,6 +14,11 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`; rejects with the signal's reason when aborted first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Calls `fire` after `ms` unless the returned cancel runs first. The cheap form for
+   * timeouts that usually do not fire (one per tool call): no promise, no abort signal.
+   */
+  setTimer(ms: number, fire: () => void): () => void;
 }
 
 /** Wall-clock time, for running the runtime outside the harness. */
@@ -35,4 +40,10 @@ export const systemClock: Clock = {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
+  setTimer: (ms, fire) => {
+    const timer = setTimeout(fire, ms);
+    return () => {
+      clearTimeout(timer);
+    };
+  },
 };

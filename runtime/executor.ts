@@ -64,15 +64,15 @@ export class Executor {
     if (invalid) return { kind: 'error', class: 'invalid_argument', message: invalid };
 
     const abort = new AbortController();
-    const stopTimer = new AbortController();
     const onOuterAbort = (): void => {
       abort.abort(request.signal?.reason);
     };
     request.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    const timer = this.clock.sleep(request.timeoutMs, stopTimer.signal).then(
-      () => 'timed-out' as const,
-      () => undefined,
-    );
+    let fire!: (value: 'timed-out') => void;
+    const timer = new Promise<'timed-out'>((resolve) => (fire = resolve));
+    const cancelTimer = this.clock.setTimer(request.timeoutMs, () => {
+      fire('timed-out');
+    });
     const call = this.client
       .callTool({ name: request.tool, arguments: request.args, _meta: request.meta }, undefined, {
         signal: abort.signal,
@@ -89,11 +89,10 @@ export class Executor {
         await call;
         return { kind: 'no-reply', reason: 'timeout', message: `no reply from ${request.tool} within ${request.timeoutMs} ms` };
       }
-      const settled = first ?? (await call);
-      if ('error' in settled) return classifyThrown(request.tool, settled.error);
-      return classifyResult(settled.value);
+      if ('error' in first) return classifyThrown(request.tool, first.error);
+      return classifyResult(first.value);
     } finally {
-      stopTimer.abort();
+      cancelTimer();
       request.signal?.removeEventListener('abort', onOuterAbort);
     }
   }

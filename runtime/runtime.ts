@@ -104,6 +104,11 @@ export class ReferenceRuntime {
   private readonly actions = new Map<string, ActionRecord>();
   private readonly approvals = new Map<string, ApprovalRecord>();
   private evidence: EvidenceRecord[] = [];
+  /** The run's input and each operation's latest result, kept current as evidence is committed. */
+  private results: Record<string, unknown> = {};
+  /** What the planner sees of each operation, in blueprint order then content-proposed ones. */
+  private views: OperationView[] = [];
+  private readonly viewIndex = new Map<string, number>();
   private lastFailure: WorkingContext['lastFailure'];
   private resumePacket: ResumePacket | undefined;
   private sends = 0;
@@ -181,6 +186,7 @@ export class ReferenceRuntime {
       this.actions.clear();
       this.approvals.clear();
       this.evidence = [];
+      this.rebuildResults();
     }
     this.resumePacket = this.buildResumePacket();
     const changed = diffVersions(this.run.versions, this.currentVersions(toolsHash));
@@ -359,7 +365,7 @@ export class ReferenceRuntime {
   private async write(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
     const existing = this.actions.get(op.id);
     if (existing && DONE_STATUSES.has(existing.status) && this.safeguards.checkpoint) return { ok: true };
-    await this.probe('before-intent', op, 0);
+    if (this.options.probe) await this.probe('before-intent', op, 0);
 
     // Policy gate, with approvals obtained as the gate asks for them.
     let gate = this.gate(op, args, origin);
@@ -394,7 +400,7 @@ export class ReferenceRuntime {
       event: { type: 'action.intended', operationId: op.id, actionId: this.actionId(op.id), idempotencyKey: key, policyRule: gate.rule },
       action: { ...this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin), idempotencyKey: key, approvalId: approval?.id ?? null },
     });
-    await this.probe('after-intent', op, 0);
+    if (this.options.probe) await this.probe('after-intent', op, 0);
     return this.send(op, 1, false);
   }
 
@@ -408,12 +414,13 @@ export class ReferenceRuntime {
     let asReconcile = reconciling;
     for (;; attempt++) {
       const action = this.mustAction(op.id);
-      if (this.safeguards.budgets) {
+      // A fresh write was gated with its intent; every other send must fit the budgets too.
+      if (this.safeguards.budgets && (attempt > firstAttempt || firstAttempt > 1)) {
         const gate = this.gate(op, action.args, action.origin);
         if (gate.verdict === 'deny') return this.denied(op, action.args, action.origin, gate);
       }
       const key = this.safeguards.idempotency ? action.idempotencyKey : this.keyFor(op.id);
-      await this.probe('before-send', op, attempt);
+      if (this.options.probe) await this.probe('before-send', op, attempt);
       const requestId = `${this.runId}:${op.id}:w${attempt}`;
       const approval = action.approvalId ? this.approvals.get(action.id) : undefined;
       const meta = this.meta(op.id, requestId);
@@ -423,13 +430,13 @@ export class ReferenceRuntime {
       const sent = { toolCalls: 1, externalWrites: 1 };
 
       if (outcome.kind === 'ok') {
-        await this.probe('before-result-saved', op, attempt);
+        if (this.options.probe) await this.probe('before-result-saved', op, attempt);
         const status = asReconcile ? 'reconciled' : 'confirmed';
         this.confirm(op, action, status, outcome.result, outcome.trust, requestId, key, sent, attempt);
-        await this.probe('after-result-saved', op, attempt);
+        if (this.options.probe) await this.probe('after-result-saved', op, attempt);
         const verified = await this.verifyPostconditions(op);
         if (!verified.ok) return { ok: false, failure: { class: 'precondition_failed', message: verified.failures.join('; ') }, operationId: op.id };
-        await this.probe('before-advance', op, attempt);
+        if (this.options.probe) await this.probe('before-advance', op, attempt);
         return { ok: true };
       }
 
@@ -620,7 +627,7 @@ export class ReferenceRuntime {
 
   private async checkPreconditions(op: Operation, args: Record<string, unknown>): Promise<{ ok: boolean; failures: string[] }> {
     if (op.preconditions.length === 0) return { ok: true, failures: [] };
-    const scope = { ...this.scope(), args };
+    const scope = { ...this.results, args };
     const read: FreshRead = this.safeguards['fresh-read']
       ? (tool, a) => this.freshRead(tool, a, `${op.id}:precondition`)
       : (tool, a) => {
@@ -874,6 +881,7 @@ export class ReferenceRuntime {
     this.approvals.clear();
     for (const a of this.store.approvals(this.runId)) this.approvals.set(a.actionId, a);
     this.evidence = this.store.evidence(this.runId);
+    this.rebuildResults();
   }
 
   /** Commits one change and mirrors it in memory only once the transaction succeeded. */
@@ -892,9 +900,17 @@ export class ReferenceRuntime {
     if (change.plan) run.planVersion++;
     if (change.compensationOwed !== undefined) run.compensationOwed = change.compensationOwed;
     if (change.used) for (const [k, v] of Object.entries(change.used)) run.used[k as keyof BudgetUse] += v;
-    if (change.action) this.actions.set(change.action.operationId, change.action);
+    if (change.action) {
+      this.actions.set(change.action.operationId, change.action);
+      this.setView(change.action.operationId, change.action.tool, change.action.kind, change.action);
+    }
     if (change.approval) this.approvals.set(change.approval.actionId, change.approval);
-    if (change.evidence) this.evidence.push(...change.evidence);
+    if (change.evidence) {
+      for (const e of change.evidence) {
+        this.evidence.push(e);
+        if (e.operationId) this.results[e.operationId] = e.content;
+      }
+    }
   }
 
   private toExecuting(): { to?: WorkflowState } {
@@ -913,8 +929,9 @@ export class ReferenceRuntime {
     });
   }
 
+  /** Call sites check `options.probe` first: an unarmed probe costs no await on the hot path. */
   private async probe(name: CrashProbe, op: Operation, attempt: number): Promise<void> {
-    if (this.options.probe) await this.options.probe(name, { runId: this.runId, operationId: op.id, tool: op.tool, attempt });
+    await this.options.probe?.(name, { runId: this.runId, operationId: op.id, tool: op.tool, attempt });
   }
 
   private meta(operationId: string, _requestId: string): Record<string, string> {
@@ -929,8 +946,17 @@ export class ReferenceRuntime {
     return this.options.signal ? { signal: this.options.signal } : {};
   }
 
+  private readonly keys = new Map<string, string>();
+
   private keyFor(operationId: string): string {
-    if (this.safeguards.idempotency) return idempotencyKey(this.runId, operationId);
+    if (this.safeguards.idempotency) {
+      let key = this.keys.get(operationId);
+      if (key === undefined) {
+        key = idempotencyKey(this.runId, operationId);
+        this.keys.set(operationId, key);
+      }
+      return key;
+    }
     this.sends++;
     return perSendKey(this.runId, operationId, this.sends);
   }
@@ -978,11 +1004,28 @@ export class ReferenceRuntime {
   }
 
   /** The run's input and each operation's latest result, by operation id. */
-  private scope(action?: ActionRecord): Record<string, unknown> {
-    const scope: Record<string, unknown> = { input: this.run.input };
-    for (const e of this.evidence) if (e.operationId) scope[e.operationId] = e.content;
-    if (action) scope.action = { idempotency_key: action.idempotencyKey, args: action.args };
-    return scope;
+  private scope(action?: ActionRecord): Readonly<Record<string, unknown>> {
+    if (!action) return this.results;
+    return { ...this.results, action: { idempotency_key: action.idempotencyKey, args: action.args } };
+  }
+
+  private rebuildResults(): void {
+    this.results = { input: this.run.input };
+    for (const e of this.evidence) if (e.operationId) this.results[e.operationId] = e.content;
+    this.views = [];
+    this.viewIndex.clear();
+    for (const op of this.blueprint.operations) this.setView(op.id, op.tool, op.kind, undefined);
+    for (const action of this.actions.values()) this.setView(action.operationId, action.tool, action.kind, action);
+  }
+
+  private setView(id: string, tool: string, kind: 'read' | 'write', action: ActionRecord | undefined): void {
+    const view: OperationView = { id, tool, kind, status: action?.status ?? 'pending' };
+    if (action?.result !== undefined && action.result !== null) view.result = action.result;
+    const at = this.viewIndex.get(id);
+    if (at === undefined) {
+      this.viewIndex.set(id, this.views.length);
+      this.views.push(view);
+    } else this.views[at] = view;
   }
 
   private resolveArgs(op: Operation): Record<string, unknown> {
@@ -991,15 +1034,6 @@ export class ReferenceRuntime {
   }
 
   private workingContext(): WorkingContext {
-    const operations: OperationView[] = this.blueprint.operations.map((op) => {
-      const action = this.actions.get(op.id);
-      const view: OperationView = { id: op.id, tool: op.tool, kind: op.kind, status: action?.status ?? 'pending' };
-      if (action?.result !== undefined && action.result !== null) view.result = action.result;
-      return view;
-    });
-    for (const action of this.actions.values()) {
-      if (action.origin !== 'blueprint') operations.push({ id: action.operationId, tool: action.tool, kind: action.kind, status: action.status });
-    }
     const context: WorkingContext = {
       runId: this.runId,
       objective: this.contract.objective,
@@ -1007,8 +1041,8 @@ export class ReferenceRuntime {
       mode: this.contract.autonomy,
       input: this.run.input,
       planVersion: this.run.planVersion,
-      operations,
-      evidence: this.evidence.map((e) => ({ id: e.id, operationId: e.operationId, tool: e.tool, trust: e.trust, content: e.content })),
+      operations: this.views,
+      evidence: this.evidence,
       scope: this.scope(),
     };
     if (this.lastFailure) context.lastFailure = this.lastFailure;

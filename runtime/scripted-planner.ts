@@ -42,15 +42,26 @@ export class ScriptedPlanner implements Planner {
         refresh: op ? dependenciesOf(op) : [],
       };
     }
-    const status = new Map(context.operations.map((o) => [o.id, o.status]));
-    for (const op of this.blueprint.operations) {
-      if (DONE.has(status.get(op.id) ?? 'pending')) continue;
-      if (op.when && !evaluate(op.when, context.scope)) {
-        return { kind: 'skip', operationId: op.id, reason: `condition does not hold for ${op.id}` };
-      }
-      const args = Object.fromEntries(Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, context.scope)]));
-      return { kind: 'act', operationId: op.id, tool: op.tool, args, origin: { kind: 'blueprint' } };
+    const views = context.operations;
+    let byId: Map<string, string> | undefined;
+    const statusOf = (op: Operation, index: number): string => {
+      // The runtime lists operations in blueprint order; look up by id only when it does not.
+      const aligned = views[index];
+      if (aligned?.id === op.id) return aligned.status;
+      byId ??= new Map(views.map((v) => [v.id, v.status]));
+      return byId.get(op.id) ?? 'pending';
+    };
+    for (const [index, op] of this.blueprint.operations.entries()) {
+      if (!DONE.has(statusOf(op, index))) return this.proposeOperation(op, context);
     }
     return { kind: 'finish', summary: `all ${this.blueprint.operations.length} operations done` };
+  }
+
+  private proposeOperation(op: Operation, context: WorkingContext): Proposal {
+    if (op.when && !evaluate(op.when, context.scope)) {
+      return { kind: 'skip', operationId: op.id, reason: `condition does not hold for ${op.id}` };
+    }
+    const args = Object.fromEntries(Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, context.scope)]));
+    return { kind: 'act', operationId: op.id, tool: op.tool, args, origin: { kind: 'blueprint' } };
   }
 }

@@ -20,7 +20,7 @@ type Row = Record<string, unknown>;
 export type NewRun = Omit<RunRecord, 'lastSeq' | 'updatedAt' | 'planVersion' | 'state' | 'stopReason' | 'stopDetail' | 'compensationOwed'>;
 
 /** The event written with a change: everything but run id, sequence and states, which the store fills. */
-export type EventInput = Partial<Omit<EventRecord, 'runId' | 'seq' | 'fromState' | 'toState' | 'at'>> & {
+export type EventInput = Partial<Omit<EventRecord, 'runId' | 'seq' | 'fromState' | 'toState' | 'at' | 'budgetDelta'>> & {
   type: string;
 };
 
@@ -63,49 +63,34 @@ const parse = <T>(v: unknown, fallback: T): T => (typeof v === 'string' ? (JSON.
  */
 export class RunStore {
   private readonly stmts;
+  private readonly reads;
 
   private constructor(private readonly db: Database.Database, readonly path: string) {
     this.commitTx = db.transaction((runId: string, change: Change) => this.applyChange(runId, change));
     this.stmts = {
-      runState: db.prepare('SELECT state, last_seq, used_json FROM runs WHERE id = ?'),
+      runState: db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
+      lastSeq: db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
       updateRun: db.prepare(
-        `UPDATE runs SET state = ?, last_seq = ?, updated_at = ?, used_json = ?,
+        `UPDATE run_state SET state = ?,
            stop_reason = COALESCE(?, stop_reason), stop_detail = COALESCE(?, stop_detail),
            plan_version = plan_version + ?, compensation_owed = COALESCE(?, compensation_owed)
-         WHERE id = ?`,
+         WHERE run_id = ?`,
       ),
       insertEvent: db.prepare(
         `INSERT INTO events (run_id, seq, at, type, from_state, to_state, reason, operation_id, action_id,
            input_refs, evidence_refs, policy_rule, request_id, idempotency_key, result_class, budget_delta,
-           operator_action, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           operator_action, data, action_json, evidence_json, approval_json, checkpoint_json, plan_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      upsertAction: db.prepare(
-        `INSERT INTO actions (id, run_id, operation_id, tool, kind, args_json, idempotency_key, status, attempts,
-           result_json, error_class, origin, approval_id, compensates, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-           args_json = excluded.args_json, result_json = excluded.result_json, error_class = excluded.error_class,
-           approval_id = excluded.approval_id, updated_at = excluded.updated_at`,
-      ),
-      insertEvidence: db.prepare(
-        `INSERT INTO evidence (id, run_id, at, operation_id, tool, request_id, trust, content_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      upsertApproval: db.prepare(
-        `INSERT INTO approvals (id, run_id, action_id, tool, status, approver, reason, requested_at, decided_at,
-           consumed_at, scope_json, preview_json, evidence_refs, token)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET status = excluded.status, approver = excluded.approver,
-           reason = excluded.reason, decided_at = excluded.decided_at, consumed_at = excluded.consumed_at,
-           token = excluded.token`,
-      ),
-      insertPlan: db.prepare(
-        `INSERT INTO plans (run_id, version, at, reason, operations_json)
-         VALUES (?, (SELECT plan_version FROM runs WHERE id = ?) + 1, ?, ?, ?)`,
-      ),
-      insertCheckpoint: db.prepare(
-        'INSERT INTO checkpoints (run_id, seq, at, boundary, state, data) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
+      recordsOf: (column: string) =>
+        db.prepare(`SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`),
+    };
+    this.reads = {
+      action: this.stmts.recordsOf('action_json'),
+      evidence: this.stmts.recordsOf('evidence_json'),
+      approval: this.stmts.recordsOf('approval_json'),
+      checkpoint: this.stmts.recordsOf('checkpoint_json'),
+      plan: this.stmts.recordsOf('plan_json'),
     };
   }
 
@@ -137,10 +122,10 @@ export class RunStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO runs (id, state, mode, objective, contract_json, contract_version, contract_hash,
+          `INSERT INTO runs (id, mode, objective, contract_json, contract_version, contract_hash,
              blueprint_json, blueprint_version, blueprint_hash, model_version, prompt_version, policy_version,
-             tool_schemas_hash, input_json, used_json, last_seq, created_at, updated_at)
-           VALUES (?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+             tool_schemas_hash, input_json, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           run.id,
@@ -157,11 +142,12 @@ export class RunStore {
           run.versions.policy,
           run.versions.toolSchemasHash,
           JSON.stringify(run.input),
-          JSON.stringify(run.used),
-          run.createdAt,
           run.createdAt,
         );
-      this.insertEvent(run.id, 1, run.createdAt, null, 'created', event);
+      this.db
+        .prepare(`INSERT INTO run_state (run_id, state) VALUES (?, 'created')`)
+        .run(run.id);
+      this.stmts.insertEvent.run(run.id, 1, run.createdAt, event.type, null, 'created', event.reason ?? null, ...Array<null>(16).fill(null));
     })();
   }
 
@@ -170,63 +156,54 @@ export class RunStore {
    * `illegal-transition` (writing nothing) when `change.to` is not reachable from the run's state.
    */
   commit(runId: string, change: Change): number {
-    return this.commitTx(runId, change);
+    const head = this.commitTx(runId, change);
+    // Only once the transaction committed: a rolled-back change leaves the cache as it was.
+    this.heads.set(runId, head);
+    return head.seq;
   }
 
-  private readonly commitTx: (runId: string, change: Change) => number;
+  /** The state, last sequence and plan version of each run this instance has written. */
+  private readonly heads = new Map<string, Head>();
 
-  private applyChange(runId: string, change: Change): number {
-    {
-      const row = this.stmts.runState.get(runId) as Row | undefined;
-      if (!row) throw new FaultlineError('not-found', `No run "${runId}" in ${this.path}`, { runId });
-      const from = row.state as WorkflowState;
-      const to = change.to ?? from;
-      if (change.to !== undefined) assertTransition(from, change.to);
-      const seq = (row.last_seq as number) + 1;
-      let used = row.used_json as string;
-      if (change.used) {
-        const current = JSON.parse(used) as BudgetUse;
-        for (const [k, v] of Object.entries(change.used)) current[k as keyof BudgetUse] += v;
-        used = JSON.stringify(current);
+  private head(runId: string): Head {
+    const cached = this.heads.get(runId);
+    if (cached) return cached;
+    const row = this.stmts.runState.get(runId) as { state: WorkflowState; plan_version: number } | undefined;
+    if (row === undefined) throw new FaultlineError('not-found', `No run "${runId}" in ${this.path}`, { runId });
+    return { state: row.state, seq: this.stmts.lastSeq.get(runId) as number, planVersion: row.plan_version };
+  }
+
+  private readonly commitTx: (runId: string, change: Change) => Head;
+
+  private applyChange(runId: string, change: Change): Head {
+    const head = this.head(runId);
+    const from = head.state;
+    const to = change.to ?? from;
+    if (change.to !== undefined) assertTransition(from, change.to);
+    for (const record of [change.action, change.approval, ...(change.evidence ?? [])]) {
+      if (record && record.runId !== runId) {
+        throw new FaultlineError('invalid-input', `A record of run "${record.runId}" cannot be committed to run "${runId}"`, { runId });
       }
-      if (change.plan) {
-        this.stmts.insertPlan.run(runId, runId, change.at, change.plan.reason, JSON.stringify(change.plan.operations));
-      }
+    }
+    const seq = head.seq + 1;
+    if (change.to !== undefined || change.stop || change.plan || change.compensationOwed !== undefined) {
       this.stmts.updateRun.run(
         to,
-        seq,
-        change.at,
-        used,
         change.stop?.reason ?? null,
         change.stop?.detail ?? null,
         change.plan ? 1 : 0,
         change.compensationOwed === undefined ? null : change.compensationOwed ? 1 : 0,
         runId,
       );
-      this.insertEvent(runId, seq, change.at, change.to === undefined ? null : from, change.to ?? null, {
-        ...change.event,
-        budgetDelta: change.event.budgetDelta ?? change.used ?? null,
-      });
-      if (change.action) this.writeAction(change.action);
-      for (const e of change.evidence ?? []) {
-        this.stmts.insertEvidence.run(e.id, e.runId, e.at, e.operationId, e.tool, e.requestId, e.trust, JSON.stringify(e.content));
-      }
-      if (change.approval) this.writeApproval(change.approval);
-      if (change.checkpoint) {
-        this.stmts.insertCheckpoint.run(runId, seq, change.at, change.checkpoint.boundary, to, JSON.stringify(change.checkpoint.data));
-      }
-      return seq;
     }
-  }
-
-  private insertEvent(runId: string, seq: number, at: number, from: WorkflowState | null, to: WorkflowState | null, e: EventInput): void {
+    const e = change.event;
     this.stmts.insertEvent.run(
       runId,
       seq,
-      at,
+      change.at,
       e.type,
-      from,
-      to,
+      change.to === undefined ? null : from,
+      change.to ?? null,
       e.reason ?? null,
       e.operationId ?? null,
       e.actionId ?? null,
@@ -236,59 +213,26 @@ export class RunStore {
       e.requestId ?? null,
       e.idempotencyKey ?? null,
       e.resultClass ?? null,
-      json(e.budgetDelta),
+      // The event's budget delta is the change's budget use: the run's totals are their sum.
+      json(change.used),
       e.operatorAction ?? null,
       json(e.data),
+      json(change.action),
+      change.evidence?.length ? JSON.stringify(change.evidence) : null,
+      json(change.approval),
+      change.checkpoint ? JSON.stringify({ boundary: change.checkpoint.boundary, state: to, data: change.checkpoint.data }) : null,
+      change.plan ? JSON.stringify({ version: head.planVersion + 1, reason: change.plan.reason, operations: change.plan.operations }) : null,
     );
-  }
-
-  private writeAction(a: ActionRecord): void {
-    this.stmts.upsertAction.run(
-      a.id,
-      a.runId,
-      a.operationId,
-      a.tool,
-      a.kind,
-      JSON.stringify(a.args),
-      a.idempotencyKey,
-      a.status,
-      a.attempts,
-      json(a.result),
-      a.errorClass,
-      a.origin,
-      a.approvalId,
-      a.compensates,
-      a.createdAt,
-      a.updatedAt,
-    );
-  }
-
-  private writeApproval(a: ApprovalRecord): void {
-    this.stmts.upsertApproval.run(
-      a.id,
-      a.runId,
-      a.actionId,
-      a.tool,
-      a.status,
-      a.approver,
-      a.reason,
-      a.requestedAt,
-      a.decidedAt,
-      a.consumedAt,
-      JSON.stringify(a.scope),
-      JSON.stringify(a.preview),
-      JSON.stringify(a.evidenceRefs),
-      a.token,
-    );
+    return { state: to, seq, planVersion: head.planVersion + (change.plan ? 1 : 0) };
   }
 
   getRun(runId: string): RunRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(runId) as Row | undefined;
+    const r = this.db.prepare(`${RUN_SELECT} WHERE runs.id = ?`).get(runId) as Row | undefined;
     return r ? toRun(r) : undefined;
   }
 
   listRuns(): RunRecord[] {
-    return (this.db.prepare('SELECT * FROM runs ORDER BY created_at, id').all() as Row[]).map(toRun);
+    return (this.db.prepare(`${RUN_SELECT} ORDER BY runs.created_at, runs.id`).all() as Row[]).map(toRun);
   }
 
   events(runId: string): EventRecord[] {
@@ -314,68 +258,86 @@ export class RunStore {
     }));
   }
 
+  /** The latest version of each action, in the order the actions were first recorded. */
   actions(runId: string): ActionRecord[] {
-    return (this.db.prepare('SELECT * FROM actions WHERE run_id = ? ORDER BY created_at, rowid').all(runId) as Row[]).map(toAction);
+    const latest = new Map<string, ActionRecord>();
+    for (const r of this.reads.action.all(runId) as RecordRow[]) {
+      const a = JSON.parse(r.record) as ActionRecord;
+      latest.delete(a.operationId);
+      latest.set(a.operationId, a);
+    }
+    const firstSeen = new Map<string, number>();
+    for (const r of this.reads.action.all(runId) as RecordRow[]) {
+      const a = JSON.parse(r.record) as ActionRecord;
+      if (!firstSeen.has(a.operationId)) firstSeen.set(a.operationId, r.seq);
+    }
+    return [...latest.values()].sort((a, b) => (firstSeen.get(a.operationId) ?? 0) - (firstSeen.get(b.operationId) ?? 0));
   }
 
+  /** The latest version of one action, by its id. */
   action(actionId: string): ActionRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM actions WHERE id = ?').get(actionId) as Row | undefined;
-    return r ? toAction(r) : undefined;
+    const row = this.db
+      .prepare(`SELECT action_json FROM events WHERE json_extract(action_json, '$.id') = ? ORDER BY seq DESC LIMIT 1`)
+      .pluck()
+      .get(actionId) as string | undefined;
+    return row === undefined ? undefined : (JSON.parse(row) as ActionRecord);
   }
 
   evidence(runId: string): EvidenceRecord[] {
-    return (this.db.prepare('SELECT * FROM evidence WHERE run_id = ? ORDER BY at, rowid').all(runId) as Row[]).map((r) => ({
-      id: r.id as string,
-      runId: r.run_id as string,
-      at: r.at as number,
-      operationId: (r.operation_id ?? null) as string | null,
-      tool: r.tool as string,
-      requestId: (r.request_id ?? null) as string | null,
-      trust: r.trust as 'trusted' | 'untrusted',
-      content: JSON.parse(r.content_json as string) as unknown,
-    }));
+    return (this.reads.evidence.all(runId) as RecordRow[]).flatMap((r) => JSON.parse(r.record) as EvidenceRecord[]);
   }
 
+  /** The latest version of each approval, in the order they were requested. */
   approvals(runId: string): ApprovalRecord[] {
-    return (this.db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY requested_at, rowid').all(runId) as Row[]).map((r) => ({
-      id: r.id as string,
-      runId: r.run_id as string,
-      actionId: r.action_id as string,
-      tool: r.tool as string,
-      status: r.status as ApprovalRecord['status'],
-      approver: (r.approver ?? null) as string | null,
-      reason: (r.reason ?? null) as string | null,
-      requestedAt: r.requested_at as number,
-      decidedAt: (r.decided_at ?? null) as number | null,
-      consumedAt: (r.consumed_at ?? null) as number | null,
-      scope: JSON.parse(r.scope_json as string) as Record<string, unknown>,
-      preview: JSON.parse(r.preview_json as string) as Record<string, unknown>,
-      evidenceRefs: JSON.parse(r.evidence_refs as string) as string[],
-      token: (r.token ?? null) as string | null,
-    }));
+    const latest = new Map<string, ApprovalRecord>();
+    for (const r of this.reads.approval.all(runId) as RecordRow[]) {
+      const a = JSON.parse(r.record) as ApprovalRecord;
+      latest.set(a.id, a);
+    }
+    return [...latest.values()];
   }
 
   plans(runId: string): PlanRecord[] {
-    return (this.db.prepare('SELECT * FROM plans WHERE run_id = ? ORDER BY version').all(runId) as Row[]).map((r) => ({
-      runId: r.run_id as string,
-      version: r.version as number,
-      at: r.at as number,
-      reason: r.reason as string,
-      operations: JSON.parse(r.operations_json as string) as string[],
-    }));
+    return (this.reads.plan.all(runId) as RecordRow[]).map((r) => {
+      const p = JSON.parse(r.record) as { version: number; reason: string; operations: string[] };
+      return { runId, version: p.version, at: r.at, reason: p.reason, operations: p.operations };
+    });
   }
 
   checkpoints(runId: string): CheckpointRecord[] {
-    return (this.db.prepare('SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq').all(runId) as Row[]).map((r) => ({
-      runId: r.run_id as string,
-      seq: r.seq as number,
-      at: r.at as number,
-      boundary: r.boundary as CheckpointBoundary,
-      state: r.state as WorkflowState,
-      data: JSON.parse(r.data as string) as Record<string, unknown>,
-    }));
+    return (this.reads.checkpoint.all(runId) as RecordRow[]).map((r) => {
+      const c = JSON.parse(r.record) as { boundary: CheckpointBoundary; state: WorkflowState; data: Record<string, unknown> };
+      return { runId, seq: r.seq, at: r.at, boundary: c.boundary, state: c.state, data: c.data };
+    });
   }
 }
+
+interface Head {
+  state: WorkflowState;
+  seq: number;
+  planVersion: number;
+}
+
+interface RecordRow {
+  seq: number;
+  at: number;
+  record: string;
+}
+
+/**
+ * A run with its state; sequence, last update and budget use are derived from the events.
+ */
+const RUN_SELECT = `
+  SELECT runs.*, run_state.*,
+    (SELECT MAX(seq) FROM events e WHERE e.run_id = runs.id) AS last_seq,
+    (SELECT at FROM events e WHERE e.run_id = runs.id ORDER BY seq DESC LIMIT 1) AS updated_at,
+    (SELECT json_object(
+       'toolCalls', COALESCE(SUM(json_extract(budget_delta, '$.toolCalls')), 0),
+       'retries', COALESCE(SUM(json_extract(budget_delta, '$.retries')), 0),
+       'externalWrites', COALESCE(SUM(json_extract(budget_delta, '$.externalWrites')), 0),
+       'costUsd', COALESCE(SUM(json_extract(budget_delta, '$.costUsd')), 0))
+     FROM events e WHERE e.run_id = runs.id AND budget_delta IS NOT NULL) AS used_json
+  FROM runs JOIN run_state ON run_state.run_id = runs.id`;
 
 function migrate(db: Database.Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
@@ -422,23 +384,3 @@ function toRun(r: Row): RunRecord {
   };
 }
 
-function toAction(r: Row): ActionRecord {
-  return {
-    id: r.id as string,
-    runId: r.run_id as string,
-    operationId: r.operation_id as string,
-    tool: r.tool as string,
-    kind: r.kind as 'read' | 'write',
-    args: JSON.parse(r.args_json as string) as Record<string, unknown>,
-    idempotencyKey: (r.idempotency_key ?? null) as string | null,
-    status: r.status as ActionRecord['status'],
-    attempts: r.attempts as number,
-    result: parse<unknown>(r.result_json, null),
-    errorClass: (r.error_class ?? null) as string | null,
-    origin: r.origin as ActionRecord['origin'],
-    approvalId: (r.approval_id ?? null) as string | null,
-    compensates: (r.compensates ?? null) as string | null,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-  };
-}

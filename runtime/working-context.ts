@@ -35,11 +35,11 @@ export interface WorkingContext {
   mode: Contract['autonomy'];
   input: Record<string, unknown>;
   planVersion: number;
-  operations: OperationView[];
+  operations: readonly OperationView[];
   /** Retrieved content, labelled with provenance; untrusted content is data, never instruction. */
-  evidence: { id: string; operationId: string | null; tool: string; trust: 'trusted' | 'untrusted'; content: unknown }[];
+  evidence: readonly { id: string; operationId: string | null; tool: string; trust: 'trusted' | 'untrusted'; content: unknown }[];
   /** Operation results by id (the latest evidence of each), and the run's input as `input`. */
-  scope: Record<string, unknown>;
+  scope: Readonly<Record<string, unknown>>;
   lastFailure?: { operationId: string; class: string; message: string };
   resume?: ResumePacket;
 }

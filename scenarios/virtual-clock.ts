@@ -69,6 +69,17 @@ export class VirtualClock implements Clock {
     });
   }
 
+  setTimer(ms: number, fire: () => void): () => void {
+    const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, resolve: fire, reject: () => undefined, cleanup: () => undefined };
+    this.timers.push(timer);
+    this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    this.schedule();
+    return () => {
+      const at = this.timers.indexOf(timer);
+      if (at >= 0) this.timers.splice(at, 1);
+    };
+  }
+
   /**
    * Marks a party busy: time will not advance until the returned release is called. The
    * engine holds the clock while a delivered request is being handled, and while a child

@@ -279,10 +279,10 @@ describe('RunStore.commit', () => {
         requestId: 'req-9',
         idempotencyKey: 'idem_x',
         resultClass: 'ok',
-        budgetDelta: { toolCalls: 1 },
         operatorAction: 'resume',
         data: { nested: { a: [1, 2] } },
       },
+      used: { toolCalls: 1 },
     });
 
     expect(s.events('run-1')[1]).toEqual({
@@ -390,7 +390,7 @@ describe('RunStore.commit', () => {
     ]);
   });
 
-  it('rolls the whole commit back when its action insert fails (foreign key)', () => {
+  it('refuses a record that belongs to another run, writing nothing', () => {
     const s = open();
     s.createRun(newRun('run-1'), { type: 'run.created' });
     const before = snapshot(s, 'run-1');
@@ -405,32 +405,29 @@ describe('RunStore.commit', () => {
         checkpoint: { boundary: 'validated-input', data: {} },
         action: action('ghost-run', { id: 'act-ghost' }),
       }),
-    ).toThrow(/FOREIGN KEY/i);
+    ).toThrow(/record of run "ghost-run" cannot be committed to run "run-1"/);
 
     expect(snapshot(s, 'run-1')).toEqual(before);
     expect(s.action('act-ghost')).toBeUndefined();
   });
 
-  it('rolls back when a later evidence insert collides with an existing id', () => {
+  it('rolls back the state change when writing its event fails', () => {
     const s = open();
     s.createRun(newRun('run-1'), { type: 'run.created' });
-    s.commit('run-1', {
-      at: 2,
-      event: { type: 'evidence' },
-      evidence: [evidence('run-1', 'ev-1')],
-    });
     const before = snapshot(s, 'run-1');
 
     expect(() =>
       s.commit('run-1', {
         at: 3,
-        event: { type: 'evidence again' },
+        to: 'planned',
+        event: { type: 'unserialisable', data: { big: 10n } },
+        plan: { reason: 'initial', operations: ['refund'] },
         action: action('run-1'),
-        evidence: [evidence('run-1', 'ev-2'), evidence('run-1', 'ev-1')],
       }),
-    ).toThrow();
+    ).toThrow(/BigInt/);
 
     expect(snapshot(s, 'run-1')).toEqual(before);
+    expect(s.getRun('run-1')?.state).toBe('created');
   });
 
   it('accumulates budget use deltas and records each delta on its event', () => {
@@ -446,7 +443,7 @@ describe('RunStore.commit', () => {
     s.commit('run-1', { at: 4, event: { type: 'c' }, used: { retries: 3, costUsd: 0.5 } });
     s.commit('run-1', {
       at: 5,
-      event: { type: 'd', budgetDelta: { retries: 9 } },
+      event: { type: 'd' },
       used: { retries: 1 },
     });
 
@@ -461,7 +458,7 @@ describe('RunStore.commit', () => {
       { toolCalls: 1 },
       { toolCalls: 2, externalWrites: 1, costUsd: 0.25 },
       { retries: 3, costUsd: 0.5 },
-      { retries: 9 },
+      { retries: 1 },
     ]);
   });
 
@@ -712,7 +709,8 @@ describe('RunStore durability', () => {
     first.commit('run-1', {
       at: 2,
       to: 'planned',
-      event: { type: 'plan', budgetDelta: { toolCalls: 0 } },
+      event: { type: 'plan' },
+      used: { toolCalls: 0 },
       plan: { reason: 'initial', operations: ['lookup', 'refund'] },
       checkpoint: { boundary: 'validated-input', data: { h: 'x' } },
     });

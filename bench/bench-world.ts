@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { Clock } from '../runtime/clock.js';
+import { defineTool, type ToolDefinition } from '../scenarios/world/tool-definition.js';
+import { World } from '../scenarios/world/world.js';
+
+/** The smallest world with a real write: append an entry to a journal, keyed for idempotency. */
+export class JournalWorld extends World<{ entries: { id: string; payload: string }[] }> {
+  readonly name = 'journal';
+  private readonly catalog: readonly ToolDefinition[];
+
+  constructor(options: { seed: number; clock: Clock }) {
+    super(options, { entries: [] });
+    this.catalog = [
+      defineTool({
+        name: 'append_entry',
+        description: 'Append an entry to the journal.',
+        kind: 'write',
+        honoursIdempotencyKey: true,
+        input: z.object({ id: z.string(), payload: z.string() }),
+        output: z.object({ id: z.string(), position: z.number().int() }),
+        handle: (args, ctx) => {
+          this.state.entries.push({ id: args.id, payload: args.payload });
+          ctx.apply(`entry:${args.id}`, { id: args.id });
+          return { id: args.id, position: this.state.entries.length };
+        },
+      }),
+    ];
+  }
+
+  tools(): readonly ToolDefinition[] {
+    return this.catalog;
+  }
+}

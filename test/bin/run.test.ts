@@ -1,0 +1,203 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RunStore } from '../../runtime/store.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SUITE = [
+  'refunds/full-refund',
+  'refunds/partial-refund',
+  'refunds/already-refunded',
+  'refunds/supervised-refund',
+  'refunds/approval-denied',
+];
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  out: string;
+}
+
+/** Runs the real command (`node bin/faultline.js …`) from the repository root, with run stores in a fresh directory. */
+function faultline(...args: string[]): Ran {
+  const out = mkdtempSync(join(tmpdir(), 'faultline-cli-'));
+  const argv = args[0] === 'run' ? [...args, '--out', out] : args;
+  const child = spawnSync(process.execPath, ['bin/faultline.js', ...argv], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (child.error) throw child.error;
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr, out };
+}
+
+function storeFiles(out: string): string[] {
+  const dir = join(out, 'stores');
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.db'))
+        .sort()
+    : [];
+}
+
+/** The table rows (lines that start with a border and name a scenario), as [id, result] pairs. */
+function rows(stdout: string): [string, string][] {
+  return stdout
+    .split('\n')
+    .filter((line) => /^│ [a-z0-9-]+\/[a-z0-9-]+ /.test(line))
+    .map((line) => {
+      const cells = line.split('│').map((c) => c.trim());
+      return [cells[1]!, cells[6]!];
+    });
+}
+
+/** One line on stderr, nothing on stdout, nothing written, exit 2. */
+function expectUsageError(ran: Ran, pattern: RegExp): void {
+  expect(ran.status).toBe(2);
+  expect(ran.stdout).toBe('');
+  const lines = ran.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(readdirSync(ran.out)).toEqual([]);
+}
+
+describe('faultline run (whole suite, default options)', () => {
+  let ran: Ran;
+  beforeAll(() => {
+    ran = faultline('run');
+  });
+
+  it('exits 0 with nothing on stderr', () => {
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+  });
+
+  it('prints a table row for each of the five scenarios, in suite order, each as expected', () => {
+    expect(rows(ran.stdout)).toEqual(SUITE.map((id) => [id, 'as expected']));
+    expect(ran.stdout).not.toContain('UNEXPECTED');
+    expect(ran.stdout).toMatch(/│ refunds\/approval-denied +│ failed \(approval-denied\) +│/);
+  });
+
+  it('reports progress per scenario and a summary naming where the stores went', () => {
+    for (const [i, id] of SUITE.entries())
+      expect(ran.stdout).toContain(`[${i + 1}/5] ok   ${id} → `);
+    expect(ran.stdout).toContain('5 run(s): 5 as expected, 0 unexpected · 3h 20m virtual in ');
+    expect(ran.stdout.trimEnd().endsWith(`stores in ${ran.out}/stores`)).toBe(true);
+  });
+
+  it('prints no colour codes when NO_COLOR is set and stdout is not a terminal', () => {
+    expect(ran.stdout).not.toContain('\u001b[');
+  });
+
+  it('writes one store file per run, each holding that run and its final state', () => {
+    const files = storeFiles(ran.out);
+
+    expect(files).toEqual(SUITE.map((id) => `${id.replace('/', '_')}_7.db`).sort());
+    const states = files.map((f) => {
+      const store = RunStore.open(join(ran.out, 'stores', f));
+      try {
+        return store.listRuns().map((r) => [r.id, r.state]);
+      } finally {
+        store.close();
+      }
+    });
+    expect(states).toContainEqual([['refunds/full-refund#7', 'completed']]);
+    expect(states).toContainEqual([['refunds/approval-denied#7', 'failed']]);
+    expect(states.every((s) => s.length === 1)).toBe(true);
+  });
+});
+
+describe('faultline run with scenario globs', () => {
+  it('runs just the scenario named by id', () => {
+    const ran = faultline('run', 'refunds/full-refund');
+
+    expect(ran.status).toBe(0);
+    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'as expected']]);
+    expect(ran.stdout).toContain('1 run(s): 1 as expected, 0 unexpected');
+    expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_7.db']);
+  });
+
+  it('runs the scenarios a glob matches, and only those', () => {
+    const ran = faultline('run', 'refunds/*-refund');
+
+    expect(ran.status).toBe(0);
+    expect(rows(ran.stdout).map(([id]) => id)).toEqual([
+      'refunds/full-refund',
+      'refunds/partial-refund',
+      'refunds/supervised-refund',
+    ]);
+    expect(storeFiles(ran.out)).toHaveLength(3);
+  });
+
+  it('exits 2 naming a glob that matches nothing, and writes nothing', () => {
+    const ran = faultline('run', 'nope/*');
+
+    expectUsageError(ran, /^faultline run: no scenario matches nope\/\*/);
+  });
+});
+
+describe('faultline run when a run does not end as expected', () => {
+  // Seed 7's data gives ord_1 to cus_2, as the scenario's contract assumes; seed 1 gives it
+  // another customer, so the customer message falls outside the contract and the run fails.
+  it('exits 1, marks the run UNEXPECTED and says what differed and how to replay it', () => {
+    const ran = faultline('run', 'refunds/full-refund', '--seed', '1');
+
+    expect(ran.status).toBe(1);
+    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'UNEXPECTED']]);
+    expect(ran.stdout).toContain('✗ refunds/full-refund');
+    expect(ran.stdout).toContain('    state: expected completed, got failed');
+    expect(ran.stdout).toMatch(/^ {4}world: expected .*ord_1/m);
+    expect(ran.stdout).toMatch(/^ {4}replay: npx faultline run refunds\/full-refund\b/m);
+    expect(ran.stdout).toContain('1 run(s): 0 as expected, 1 unexpected');
+    expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_1.db']);
+  });
+});
+
+describe('faultline usage', () => {
+  it('run --help exits 0 and prints the run usage', () => {
+    const ran = faultline('run', '--help');
+
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(/^Usage: faultline run \[scenario globs…\] \[options\]/);
+    expect(ran.stdout).toContain('--seed N');
+    expect(ran.stdout).toContain('--out DIR');
+    expect(ran.stderr).toBe('');
+    expect(readdirSync(ran.out)).toEqual([]);
+  });
+
+  it('--help exits 0 and lists the commands', () => {
+    const ran = faultline('--help');
+
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain('Usage: faultline <command> [options]');
+    expect(ran.stdout).toMatch(/^ {2}run \[globs…\]/m);
+    expect(ran.stderr).toBe('');
+  });
+
+  it('exits 2 with one line on stderr for an unknown option', () => {
+    const ran = faultline('run', '--bogus');
+
+    expectUsageError(ran, /^faultline run: Unknown option '--bogus'/);
+  });
+
+  it('exits 2 for a seed that is not a whole number, saying what it got', () => {
+    const ran = faultline('run', '--seed', 'abc');
+
+    expectUsageError(ran, /^faultline run: --seed must be a whole number ≥ 0 \(got "abc"\)$/);
+  });
+
+  it('exits 2 for an unknown command, listing the known ones', () => {
+    const ran = faultline('frobnicate');
+
+    expect(ran.status).toBe(2);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr.trimEnd().split('\n')).toEqual([
+      'faultline: unknown command "frobnicate" (commands: run)',
+    ]);
+  });
+});
