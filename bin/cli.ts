@@ -32,7 +32,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.err(`faultline ${name}: ${(error as Error).message}`);
+      // One line: Node's parseArgs messages can run to several.
+      io.err(`faultline ${name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
       return 2;
     }
     if (error instanceof FaultlineError && error.code === 'invalid-input') {

@@ -36,6 +36,24 @@ interface Incoming {
   method?: string;
   params?: { name?: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
   result?: Record<string, unknown>;
+  error?: unknown;
+}
+
+/**
+ * What the wire saw across every connection to one world: call counters that survive a
+ * reconnect (a fault on "the 2nd issue_refund" counts calls made before a crash too), and
+ * every call in order.
+ */
+export class WireLog {
+  readonly calls: WireCall[] = [];
+  private readonly perTool = new Map<string, number>();
+
+  /** Counts a new call and returns its per-tool and overall ordinals. */
+  count(tool: string): { toolCall: number; step: number } {
+    const toolCall = (this.perTool.get(tool) ?? 0) + 1;
+    this.perTool.set(tool, toolCall);
+    return { toolCall, step: this.calls.length + 1 };
+  }
 }
 
 /**
@@ -50,13 +68,14 @@ export class WireFaultTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   sessionId?: string;
 
+  /** The calls made over this connection. */
   readonly calls: WireCall[] = [];
   private readonly byId = new Map<string, WireCall>();
-  private readonly perTool = new Map<string, number>();
 
   constructor(
     private readonly inner: Transport,
     private readonly decide: WireDecider = () => undefined,
+    readonly log: WireLog = new WireLog(),
   ) {}
 
   async start(): Promise<void> {
@@ -70,9 +89,11 @@ export class WireFaultTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const m = message as Incoming;
-    const call = m.id === undefined ? undefined : this.byId.get(String(m.id));
+    // Only a response (no method) answers a call; the server's own requests reuse ids.
+    const isResponse = m.method === undefined && (m.result !== undefined || m.error !== undefined);
+    const call = !isResponse || m.id === undefined ? undefined : this.byId.get(String(m.id));
     if (call && call.reply === 'pending') {
-      call.isError = m.result?.isError === true;
+      call.isError = m.error !== undefined || m.result?.isError === true;
       if (call.fault !== null && this.dropReplies.has(call.callId)) {
         call.reply = 'dropped';
         return;
@@ -94,20 +115,18 @@ export class WireFaultTransport implements Transport {
       return;
     }
     const tool = message.params?.name ?? '';
-    const toolCall = (this.perTool.get(tool) ?? 0) + 1;
-    this.perTool.set(tool, toolCall);
     const key = message.params?._meta?.[META.idempotencyKey];
     const base = {
       callId: String(message.id),
       tool,
       args: message.params?.arguments ?? {},
       idempotencyKey: typeof key === 'string' ? key : null,
-      toolCall,
-      step: this.calls.length + 1,
+      ...this.log.count(tool),
     };
     const action = this.decide(base);
     const call: WireCall = { ...base, fault: action?.fault ?? null, reply: 'pending', isError: null };
     this.calls.push(call);
+    this.log.calls.push(call);
     this.byId.set(call.callId, call);
     switch (action?.kind) {
       case undefined:

@@ -4,6 +4,7 @@ import { formatDuration } from './duration.js';
 /** What the run table shows of one run: plain data, no knowledge of the engine. */
 export interface RunRow {
   scenarioId: string;
+  seed: number;
   state: string;
   stopReason: string | null;
   writesConfirmed: number;
@@ -34,7 +35,7 @@ export function renderRunTable(rows: readonly RunRow[], options: { color: boolea
   for (const r of rows.filter((x) => !x.asExpected)) {
     lines.push(paint(31, `✗ ${r.scenarioId}`));
     for (const m of r.mismatches) lines.push(`    ${m}`);
-    lines.push(`    replay: npx faultline run ${r.scenarioId}`);
+    lines.push(`    replay: npx faultline run ${r.scenarioId} --seed ${r.seed}`);
   }
   return lines.join('\n');
 }

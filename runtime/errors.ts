@@ -11,7 +11,7 @@ export type FaultlineErrorCode =
   | 'closed';
 
 export class FaultlineError<Data = Record<string, unknown>> extends Error {
-  override readonly name = 'FaultlineError';
+  override readonly name: string = 'FaultlineError';
   constructor(
     readonly code: FaultlineErrorCode,
     message: string,
@@ -25,6 +25,7 @@ export class FaultlineError<Data = Record<string, unknown>> extends Error {
 
 /** Thrown when input fails validation; the message names where and what was expected. */
 export class InvalidInputError extends FaultlineError<{ source: string; issues: string[] }> {
+  override readonly name = 'InvalidInputError';
   constructor(source: string, issues: string[], options?: { cause?: unknown }) {
     super('invalid-input', `Invalid ${source}: ${issues.join('; ')}`, { source, issues }, false, options);
   }

@@ -11,9 +11,27 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(root)' : out;
 }
 
-/** One line per issue: where, what was expected, and what was received when zod says. */
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union reports "Invalid input" and hides why each branch failed. Say instead what was
+ * wrong with the branch that got furthest: the one whose deepest issue has the longest path
+ * (it matched the most), then the one with fewest issues.
+ */
+function explain(issue: Issue, prefix: readonly PropertyKey[]): string[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const depth = (branch: readonly Issue[]): number => Math.max(...branch.map((i) => i.path.length));
+    const best = [...issue.errors].sort((a, b) => depth(b) - depth(a) || a.length - b.length)[0] ?? [];
+    const lines = best.flatMap((i) => explain(i, path));
+    if (lines.length > 0) return lines;
+  }
+  return [`${formatPath(path)}: ${issue.message}`];
+}
+
+/** One line per issue: where, and what was expected (and received, when zod says). */
 export function formatIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+  return error.issues.flatMap((issue) => explain(issue, []));
 }
 
 /**

@@ -1,8 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scope } from '../runtime/credential.js';
+import { InvalidInputError } from '../runtime/errors.js';
 import type { Contract } from '../runtime/contract.js';
-import { evaluate, describePredicate } from '../runtime/predicate.js';
+import { describePredicate, evaluate, resolveValue, type ValueExpr } from '../runtime/predicate.js';
 import { META } from '../runtime/protocol.js';
 import { ReferenceRuntime } from '../runtime/runtime.js';
 import type { Safeguards } from '../runtime/safeguards.js';
@@ -66,7 +67,9 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const runId = `${scenario.id}#${seed}`;
   const clock = new VirtualClock();
   const factory = WORLDS[scenario.world.name];
-  if (!factory) throw new Error(`Scenario ${scenario.id}: unknown world "${scenario.world.name}" (known: ${Object.keys(WORLDS).join(', ')})`);
+  if (!factory) {
+    throw new InvalidInputError(`scenario ${scenario.id}`, [`world.name: unknown world "${scenario.world.name}" (known: ${Object.keys(WORLDS).join(', ')})`]);
+  }
   const world = factory.create({ ...scenario.world.options, seed, clock });
   setUpWorld(world, scenario);
 
@@ -118,9 +121,11 @@ function setUpWorld(world: World<unknown>, scenario: Scenario): void {
   const credential = world.credentials.issue('setup', { tools, resources: {} }, Number.MAX_SAFE_INTEGER);
   scenario.world.setup.forEach((call, i) => {
     try {
-      world.callTool(call.tool, call.args, { [META.credential]: credential.token }, `setup-${i + 1}`);
+      // Setup arguments may read the seeded world (`{ $ref: 'world.orders.4.total_cents' }`).
+      const args = Object.fromEntries(Object.entries(call.args).map(([k, v]) => [k, resolveValue(v as ValueExpr, { world: world.snapshot() })]));
+      world.callTool(call.tool, args, { [META.credential]: credential.token }, `setup-${i + 1}`);
     } catch (error) {
-      throw new Error(`Scenario ${scenario.id}: world.setup[${i}] (${call.tool}) failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new InvalidInputError(`scenario ${scenario.id}`, [`world.setup[${i}] (${call.tool}) failed: ${error instanceof Error ? error.message : String(error)}`], { cause: error });
     }
   });
   void credential.revoke?.();

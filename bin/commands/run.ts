@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { loadScenarioFile } from '../../scenarios/load.js';
 import { runScenario, type ScenarioRunResult } from '../../scenarios/runner.js';
 import { formatDuration } from '../../reports/duration.js';
 import { renderRunTable } from '../../reports/run-table.js';
@@ -16,6 +17,7 @@ Arguments:
   scenario globs     ids or globs, e.g. refunds/full-refund, 'refunds/*', refunds
 
 Options:
+  --scenarios FILE   also load scenarios from FILE (.ts/.js module or .json); repeatable
   --seed N           world seed for every scenario (default: each scenario's own)
   --out DIR          where run stores go (default: .faultline/)
   -h, --help         show this help
@@ -29,6 +31,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     strict: true,
     options: {
       seed: { type: 'string' },
+      scenarios: { type: 'string', multiple: true },
       out: { type: 'string', default: '.faultline' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -42,9 +45,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (!/^\d+$/.test(values.seed)) throw new UsageError(`--seed must be a whole number ≥ 0 (got "${values.seed}")`);
     seed = Number(values.seed);
   }
-  const scenarios = BUILT_IN_SCENARIOS.filter((s) => matchesAny(s.id, positionals));
+  const loaded = [...BUILT_IN_SCENARIOS];
+  for (const file of values.scenarios ?? []) loaded.push(...(await loadScenarioFile(file)));
+  const scenarios = loaded.filter((s) => matchesAny(s.id, positionals));
   if (scenarios.length === 0) {
-    throw new UsageError(`no scenario matches ${positionals.join(', ')} (try: faultline list)`);
+    throw new UsageError(`no scenario matches ${positionals.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`);
   }
 
   const results: ScenarioRunResult[] = [];

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../runtime/store.js';
+import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SUITE = [
@@ -142,19 +143,40 @@ describe('faultline run with scenario globs', () => {
 });
 
 describe('faultline run when a run does not end as expected', () => {
-  // Seed 7's data gives ord_1 to cus_2, as the scenario's contract assumes; seed 1 gives it
-  // another customer, so the customer message falls outside the contract and the run fails.
+  // A user's scenario file whose expectation is wrong: it says the refund is forbidden, but the
+  // contract allows it, so the run completes where the scenario expects a safe stop.
   it('exits 1, marks the run UNEXPECTED and says what differed and how to replay it', () => {
-    const ran = faultline('run', 'refunds/full-refund', '--seed', '1');
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
+    const file = join(dir, 'wrong-expectation.json');
+    const scenario = { ...structuredClone(partialRefund), id: 'mine/wrong-expectation' } as Record<string, unknown>;
+    scenario.expected = { state: 'failed', stopReason: 'approval-denied', world: { path: 'effects.length', op: 'eq', value: 0 } };
+    writeFileSync(file, JSON.stringify(scenario));
+
+    const ran = faultline('run', 'mine/*', '--scenarios', file, '--seed', '3');
 
     expect(ran.status).toBe(1);
-    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'UNEXPECTED']]);
-    expect(ran.stdout).toContain('✗ refunds/full-refund');
-    expect(ran.stdout).toContain('    state: expected completed, got failed');
-    expect(ran.stdout).toMatch(/^ {4}world: expected .*ord_1/m);
-    expect(ran.stdout).toMatch(/^ {4}replay: npx faultline run refunds\/full-refund\b/m);
+    expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'UNEXPECTED']]);
+    expect(ran.stdout).toContain('✗ mine/wrong-expectation');
+    expect(ran.stdout).toContain('    state: expected failed, got completed');
+    expect(ran.stdout).toContain('    stop reason: expected approval-denied, got none');
+    expect(ran.stdout).toMatch(/^ {4}world: expected effects\.length eq 0/m);
+    expect(ran.stdout).toMatch(/^ {4}replay: npx faultline run mine\/wrong-expectation --seed 3$/m);
     expect(ran.stdout).toContain('1 run(s): 0 as expected, 1 unexpected');
-    expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_1.db']);
+    expect(storeFiles(ran.out)).toEqual(['mine_wrong-expectation_3.db']);
+  });
+
+  it('refuses a scenario file with a mistake, naming the file and field, and runs nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, JSON.stringify({ ...structuredClone(partialRefund), id: 'mine/broken', tier: 'urgent' }));
+
+    const ran = faultline('run', '--scenarios', file);
+
+    expect(ran.status).toBe(2);
+    expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+    expect(ran.stderr).toContain(`scenario file ${file} ((file))`);
+    expect(ran.stderr).toContain('tier: Invalid option');
+    expect(storeFiles(ran.out)).toEqual([]);
   });
 });
 

@@ -243,10 +243,9 @@ describe('runScenario: reproducibility and seeds', () => {
     expect(result.seed).toBe(1);
     expect(result.runId).toBe('refunds/full-refund#1');
     expect(result.storePath.endsWith('refunds_full-refund_1.db')).toBe(true);
-    // The scenario names ord_1/cus_2 from seed 7's data; seed 1 gives ord_1 another customer.
-    expect(result.asExpected).toBe(false);
-    expect(result.mismatches).toContain('state: expected completed, got failed');
-    expect(result.mismatches.some((m) => m.startsWith('world: expected '))).toBe(true);
+    // The world's shape is the same for every seed, so the scenario holds for seed 1 too.
+    expect(result.asExpected).toBe(true);
+    expect(result.mismatches).toEqual([]);
   });
 });
 
@@ -300,7 +299,7 @@ describe('scopeFromContract', () => {
       'send_customer_message',
       'was_message_sent',
     ]);
-    expect(scope.resources).toEqual({ order_id: ['ord_1'], customer_id: ['cus_2'] });
+    expect(scope.resources).toEqual({ order_id: ['ord_1'], customer_id: ['cus_1'] });
   });
 
   it('unions each argument’s allowed values across tools, without repeats', () => {

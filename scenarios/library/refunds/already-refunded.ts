@@ -13,7 +13,9 @@ export const alreadyRefunded = defineScenario({
   world: {
     name: 'refunds',
     seed: 7,
-    setup: [{ tool: 'issue_refund', args: { order_id: 'ord_5', amount_cents: 4420, reason: 'refunded by phone' } }],
+    setup: [
+      { tool: 'issue_refund', args: { order_id: 'ord_5', amount_cents: { $ref: 'world.orders.4.total_cents' }, reason: 'refunded by phone' } },
+    ],
   },
   input: { order_id: 'ord_5' },
   contract: {
@@ -36,7 +38,7 @@ export const alreadyRefunded = defineScenario({
   },
   expected: {
     state: 'completed',
-    world: { all: [hasRecord('world.orders', { order_id: 'ord_5', status: 'refunded', refunded_cents: 4420 }), effectCount(0)] },
+    world: { all: [hasRecord('world.orders', { order_id: 'ord_5', status: 'refunded' }), effectCount(0)] },
   },
   tags: ['decision-boundary', 'do-not-act'],
 });

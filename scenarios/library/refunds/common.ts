@@ -6,13 +6,21 @@ import type { Predicate } from '../../../runtime/predicate.js';
 
 export const REFUND_BUDGETS = { toolCalls: 40, retries: 8, externalWrites: 6, virtualTimeMs: 6 * 3_600_000 };
 
-export function refundAuthority(orderId: string, customerId: string): ContractInput['authority'] {
+export function refundAuthority(
+  orderId: string,
+  customerId: string,
+  refundApproval: 'always' | 'above-threshold' = 'above-threshold',
+): ContractInput['authority'] {
   const order = { order_id: [orderId] };
   return {
     tools: {
       get_order: { risk: 'read', resources: order },
       list_refunds: { risk: 'read', resources: order },
-      issue_refund: { risk: 'high', resources: order, approval: { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } } },
+      issue_refund: {
+        risk: 'high',
+        resources: order,
+        approval: refundApproval === 'always' ? 'always' : { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } },
+      },
       void_refund: { risk: 'medium' },
       send_customer_message: { risk: 'low', resources: { customer_id: [customerId], order_id: [orderId] } },
       was_message_sent: { risk: 'read', resources: { customer_id: [customerId] } },

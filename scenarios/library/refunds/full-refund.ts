@@ -13,7 +13,7 @@ export const fullRefund = defineScenario({
     version: '1',
     objective: 'Refund order ord_1 in full (item arrived damaged) and tell the customer.',
     decisionBoundary: 'execute',
-    authority: refundAuthority('ord_1', 'cus_2'),
+    authority: refundAuthority('ord_1', 'cus_1'),
     autonomy: 'bounded',
     evidenceRequired: [{ id: 'order-state', description: 'the order as it stood before the refund', operation: 'order' }],
     budgets: REFUND_BUDGETS,
@@ -35,7 +35,7 @@ export const fullRefund = defineScenario({
     world: {
       all: [
         hasRecord('world.orders', { order_id: 'ord_1', status: 'refunded' }),
-        hasRecord('world.messages', { customer_id: 'cus_2', template: 'refund_issued' }),
+        hasRecord('world.messages', { customer_id: 'cus_1', template: 'refund_issued' }),
         effectCount(2),
       ],
     },

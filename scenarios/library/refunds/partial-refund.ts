@@ -13,7 +13,7 @@ export const partialRefund = defineScenario({
     version: '1',
     objective: 'Refund $25.00 on order ord_4 as goodwill for a late delivery and tell the customer.',
     decisionBoundary: 'execute',
-    authority: refundAuthority('ord_4', 'cus_5'),
+    authority: refundAuthority('ord_4', 'cus_4'),
     autonomy: 'bounded',
     budgets: REFUND_BUDGETS,
   },

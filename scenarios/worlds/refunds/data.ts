@@ -77,13 +77,15 @@ export function generateRefundsData(seed: number, options: RefundsDataOptions = 
     const items: OrderItem[] = Array.from({ length: faker.number.int({ min: 1, max: 3 }) }, () => ({
       product: faker.commerce.productName(),
       quantity: faker.number.int({ min: 1, max: 2 }),
-      unit_price_cents: faker.number.int({ min: 8_00, max: 90_00 }),
+      unit_price_cents: faker.number.int({ min: 30_00, max: 90_00 }),
     }));
     const total = items.reduce((sum, item) => sum + item.quantity * item.unit_price_cents, 0);
     const placedAt = faker.date.recent({ days: 30, refDate }).toISOString();
     orders.push({
       order_id: `ord_${i}`,
-      customer_id: faker.helpers.arrayElement(customers).customer_id,
+      // The shape is the same for every seed (order n belongs to customer ((n-1) mod C)+1), so
+      // scenarios can name orders and customers; names, items and amounts vary with the seed.
+      customer_id: customers[(i - 1) % customers.length]!.customer_id,
       items,
       total_cents: total,
       currency: 'USD',
