@@ -85,7 +85,7 @@ export function generateRefundsData(seed: number, options: RefundsDataOptions = 
       order_id: `ord_${i}`,
       // The shape is the same for every seed (order n belongs to customer ((n-1) mod C)+1), so
       // scenarios can name orders and customers; names, items and amounts vary with the seed.
-      customer_id: customers[(i - 1) % customers.length]!.customer_id,
+      customer_id: `cus_${((i - 1) % customers.length) + 1}`,
       items,
       total_cents: total,
       currency: 'USD',
