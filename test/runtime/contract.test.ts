@@ -111,7 +111,7 @@ describe('parseContract', () => {
     [
       'a malformed invariant predicate',
       (c) => (c.invariants = [{ id: 'i', description: 'd', holds: { path: 'x', op: 'like' } }]),
-      'invariants[0].holds',
+      'invariants[0].holds.op',
     ],
   ])('rejects %s, naming the source and %s', (_what, mutate, field) => {
     const error = failure(mutate);
