@@ -57,8 +57,17 @@ async function runtimeRun(dir: string, steps: number, round: number): Promise<Ru
   const connection = await connectWorld(world);
   const path = join(dir, `runtime-${steps}-${round}.db`);
   const store = RunStore.open(path);
-  const credential = world.credentials.issue('bench', { tools: ['append_entry'], resources: {} }, 3_600_000);
-  const runtime = new ReferenceRuntime({ store, client: connection.client, clock: systemClock, credential });
+  const credential = world.credentials.issue(
+    'bench',
+    { tools: ['append_entry'], resources: {} },
+    3_600_000,
+  );
+  const runtime = new ReferenceRuntime({
+    store,
+    client: connection.client,
+    clock: systemClock,
+    credential,
+  });
   const started = performance.now();
   const outcome = await runtime.start({ runId: 'bench', contract, blueprint: blueprint(steps) });
   const ms = performance.now() - started;
@@ -74,24 +83,40 @@ async function runtimeRun(dir: string, steps: number, round: number): Promise<Ru
 /** Bytes the runtime wrote per step, in the intent commit and in the result commit. */
 function measureBytes(path: string, steps: number): { intent: number; result: number } {
   const db = new Database(path, { readonly: true });
-  const cols = (db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => `COALESCE(LENGTH(${c.name}), 0)`);
+  const cols = (db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map(
+    (c) => `COALESCE(LENGTH(${c.name}), 0)`,
+  );
   const bytes = (type: string): number =>
-    (db.prepare(`SELECT SUM(${cols.join(' + ')}) FROM events WHERE type = ?`).pluck().get(type) as number | null) ?? 0;
+    (db
+      .prepare(`SELECT SUM(${cols.join(' + ')}) FROM events WHERE type = ?`)
+      .pluck()
+      .get(type) as number | null) ?? 0;
   const intent = bytes('action.intended');
   const result = bytes('action.confirmed');
   db.close();
   return { intent: Math.round(intent / steps), result: Math.round(result / steps) };
 }
 
-async function floorRun(dir: string, steps: number, round: number, bytes: { intent: number; result: number }): Promise<number> {
+async function floorRun(
+  dir: string,
+  steps: number,
+  round: number,
+  bytes: { intent: number; result: number },
+): Promise<number> {
   const world = new JournalWorld({ seed: 1, clock: systemClock });
   const connection = await connectWorld(world);
   await connection.client.listTools();
-  const credential = world.credentials.issue('floor', { tools: ['append_entry'], resources: {} }, 3_600_000);
+  const credential = world.credentials.issue(
+    'floor',
+    { tools: ['append_entry'], resources: {} },
+    3_600_000,
+  );
   const db = new Database(join(dir, `floor-${steps}-${round}.db`));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec('CREATE TABLE intents (k INTEGER PRIMARY KEY, v BLOB NOT NULL); CREATE TABLE results (k INTEGER PRIMARY KEY, v BLOB NOT NULL, checkpoint BLOB NOT NULL)');
+  db.exec(
+    'CREATE TABLE intents (k INTEGER PRIMARY KEY, v BLOB NOT NULL); CREATE TABLE results (k INTEGER PRIMARY KEY, v BLOB NOT NULL, checkpoint BLOB NOT NULL)',
+  );
   const insertIntent = db.prepare('INSERT INTO intents (k, v) VALUES (?, ?)');
   const insertResult = db.prepare('INSERT INTO results (k, v, checkpoint) VALUES (?, ?, ?)');
   const intentTx = db.transaction((k: number, v: string) => insertIntent.run(k, v));
@@ -116,7 +141,11 @@ async function floorRun(dir: string, steps: number, round: number, bytes: { inte
   return ms;
 }
 
-export async function benchDurableStep(): Promise<{ runtimeUs: number; floorUs: number; ratio: number }> {
+export async function benchDurableStep(): Promise<{
+  runtimeUs: number;
+  floorUs: number;
+  ratio: number;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
   try {
     // Warm up the JIT and the SDK's schema caches.
@@ -141,11 +170,20 @@ export async function benchDurableStep(): Promise<{ runtimeUs: number; floorUs: 
     const floorUs = median(floorSlopes);
     // The ratio of each round's pair, so that a noisy round moves both sides together.
     const ratio = median(ratios);
-    console.log('durable write step (median of %d rounds, slope between %d- and %d-step runs)', ROUNDS, LONG, SHORT);
-    console.log(`  bytes written per step:     intent ${bytes.intent} B, result+checkpoint ${bytes.result} B`);
+    console.log(
+      'durable write step (median of %d rounds, slope between %d- and %d-step runs)',
+      ROUNDS,
+      LONG,
+      SHORT,
+    );
+    console.log(
+      `  bytes written per step:     intent ${bytes.intent} B, result+checkpoint ${bytes.result} B`,
+    );
     console.log(`  floor (2 bare txns + 1 MCP call): ${fmt(floorUs)}`);
     console.log(`  reference runtime:                ${fmt(runtimeUs)}`);
-    console.log(`  ratio (median of per-round ratios): ${ratio.toFixed(2)}× (target ≤ 1.50×; rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})`);
+    console.log(
+      `  ratio (median of per-round ratios): ${ratio.toFixed(2)}× (target ≤ 1.50×; rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+    );
     return { runtimeUs, floorUs, ratio };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,9 +12,10 @@ Commands:
 
 Run 'faultline <command> --help' for a command's options.`;
 
-const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => Promise<number> }> = {
-  run: { help: RUN_HELP, run: runCommand },
-};
+const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => Promise<number> }> =
+  {
+    run: { help: RUN_HELP, run: runCommand },
+  };
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -45,5 +46,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 }
 
 function isParseArgsError(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS');
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')
+  );
 }

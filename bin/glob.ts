@@ -15,5 +15,8 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 export function matchesAny(id: string, globs: readonly string[]): boolean {
-  return globs.length === 0 || globs.some((g) => globToRegExp(g).test(id) || globToRegExp(`${g}/**`).test(id));
+  return (
+    globs.length === 0 ||
+    globs.some((g) => globToRegExp(g).test(id) || globToRegExp(`${g}/**`).test(id))
+  );
 }

@@ -1,4 +1,7 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { META } from '../runtime/protocol.js';
 
@@ -28,7 +31,9 @@ export type WireAction =
   /** The world never sees the request; this result is returned instead (transient, rate limit…). */
   | { kind: 'respond'; fault: string; result: Record<string, unknown> };
 
-export type WireDecider = (call: Omit<WireCall, 'fault' | 'reply' | 'isError'>) => WireAction | undefined;
+export type WireDecider = (
+  call: Omit<WireCall, 'fault' | 'reply' | 'isError'>,
+) => WireAction | undefined;
 
 interface Incoming {
   jsonrpc: '2.0';
@@ -124,7 +129,12 @@ export class WireFaultTransport implements Transport {
       ...this.log.count(tool),
     };
     const action = this.decide(base);
-    const call: WireCall = { ...base, fault: action?.fault ?? null, reply: 'pending', isError: null };
+    const call: WireCall = {
+      ...base,
+      fault: action?.fault ?? null,
+      reply: 'pending',
+      isError: null,
+    };
     this.calls.push(call);
     this.log.calls.push(call);
     this.byId.set(call.callId, call);

@@ -16,7 +16,8 @@ export interface RunRow {
 
 /** The `faultline run` table: scenario, final state, actions, effects, virtual time, verdict. */
 export function renderRunTable(rows: readonly RunRow[], options: { color: boolean }): string {
-  const paint = (code: number, text: string): string => (options.color ? `\u001b[${code}m${text}\u001b[39m` : text);
+  const paint = (code: number, text: string): string =>
+    options.color ? `\u001b[${code}m${text}\u001b[39m` : text;
   const table = new Table({
     head: ['scenario', 'final state', 'actions', 'effects', 'virtual time', 'result'],
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },

@@ -20,7 +20,9 @@ export type Check = z.infer<typeof checkSchema>;
  * idempotency key is derived from it, never from a step counter.
  */
 export const operationSchema = z.strictObject({
-  id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lowercase letters, digits and dashes, starting with a letter'),
+  id: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'lowercase letters, digits and dashes, starting with a letter'),
   description: z.string().default(''),
   tool: z.string().min(1),
   kind: z.enum(['read', 'write']),
@@ -53,7 +55,11 @@ export const blueprintSchema = z
     const seen = new Set<string>();
     bp.operations.forEach((op, i) => {
       if (seen.has(op.id)) {
-        ctx.addIssue({ code: 'custom', path: ['operations', i, 'id'], message: `duplicate operation id "${op.id}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['operations', i, 'id'],
+          message: `duplicate operation id "${op.id}"`,
+        });
       }
       seen.add(op.id);
     });

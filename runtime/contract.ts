@@ -25,7 +25,9 @@ export const toolAuthoritySchema = z.strictObject({
    */
   resources: z.record(z.string(), z.union([z.literal('*'), z.array(z.string())])).default({}),
   /** When an approval is needed in `bounded` mode: never, always, or when the predicate over `args` holds. */
-  approval: z.union([z.enum(['never', 'always']), z.strictObject({ when: predicateSchema })]).default('never'),
+  approval: z
+    .union([z.enum(['never', 'always']), z.strictObject({ when: predicateSchema })])
+    .default('never'),
 });
 export type ToolAuthority = z.infer<typeof toolAuthoritySchema>;
 
@@ -76,11 +78,19 @@ export const contractSchema = z.strictObject({
   autonomy: autonomyModeSchema,
   /** Conditions over the run's scope that must hold after every confirmed write. */
   invariants: z
-    .array(z.strictObject({ id: z.string().min(1), description: z.string(), holds: predicateSchema }))
+    .array(
+      z.strictObject({ id: z.string().min(1), description: z.string(), holds: predicateSchema }),
+    )
     .default([]),
   /** Evidence that must be gathered (by the named operation) before the run may finish. */
   evidenceRequired: z
-    .array(z.strictObject({ id: z.string().min(1), description: z.string(), operation: z.string().min(1) }))
+    .array(
+      z.strictObject({
+        id: z.string().min(1),
+        description: z.string(),
+        operation: z.string().min(1),
+      }),
+    )
     .default([]),
   budgets: budgetsSchema,
   /** Failure classes that stop the run at once, whatever the supervisor would otherwise do. */

@@ -27,6 +27,12 @@ export class FaultlineError<Data = Record<string, unknown>> extends Error {
 export class InvalidInputError extends FaultlineError<{ source: string; issues: string[] }> {
   override readonly name = 'InvalidInputError';
   constructor(source: string, issues: string[], options?: { cause?: unknown }) {
-    super('invalid-input', `Invalid ${source}: ${issues.join('; ')}`, { source, issues }, false, options);
+    super(
+      'invalid-input',
+      `Invalid ${source}: ${issues.join('; ')}`,
+      { source, issues },
+      false,
+      options,
+    );
   }
 }

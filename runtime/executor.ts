@@ -1,6 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+} from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Clock } from './clock.js';
 import { contentHash } from './contract.js';
 import type { ToolErrorClass } from './failure-class.js';
@@ -9,7 +12,12 @@ import { META, toolErrorSchema, type Trust } from './protocol.js';
 /** What came back from one tool call, classified. `no-reply` is ambiguous for a write. */
 export type CallOutcome =
   | { kind: 'ok'; result: unknown; trust: Trust }
-  | { kind: 'error'; class: ToolErrorClass | 'malformed_reply'; message: string; retryAfterMs?: number }
+  | {
+      kind: 'error';
+      class: ToolErrorClass | 'malformed_reply';
+      message: string;
+      retryAfterMs?: number;
+    }
   | { kind: 'no-reply'; reason: 'timeout' | 'connection-lost'; message: string };
 
 export interface CallRequest {
@@ -42,8 +50,11 @@ export class Executor {
   async loadTools(): Promise<string> {
     const { tools } = await this.client.listTools();
     const ajv = new AjvJsonSchemaValidator();
-    for (const tool of tools) this.validators.set(tool.name, ajv.getValidator(tool.inputSchema as JsonSchemaType));
-    this.schemasHash = contentHash(tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })));
+    for (const tool of tools)
+      this.validators.set(tool.name, ajv.getValidator(tool.inputSchema as JsonSchemaType));
+    this.schemasHash = contentHash(
+      tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
+    );
     return this.schemasHash;
   }
 
@@ -56,7 +67,9 @@ export class Executor {
     const validate = this.validators.get(tool);
     if (!validate) return `the world has no tool ${tool}`;
     const result = validate(args);
-    return result.valid ? undefined : `arguments for ${tool} do not fit its schema: ${result.errorMessage}`;
+    return result.valid
+      ? undefined
+      : `arguments for ${tool} do not fit its schema: ${result.errorMessage}`;
   }
 
   async call(request: CallRequest): Promise<CallOutcome> {
@@ -87,7 +100,11 @@ export class Executor {
       if (first === 'timed-out') {
         abort.abort(new Error(`timed out after ${request.timeoutMs} ms`));
         await call;
-        return { kind: 'no-reply', reason: 'timeout', message: `no reply from ${request.tool} within ${request.timeoutMs} ms` };
+        return {
+          kind: 'no-reply',
+          reason: 'timeout',
+          message: `no reply from ${request.tool} within ${request.timeoutMs} ms`,
+        };
       }
       if ('error' in first) return classifyThrown(request.tool, first.error);
       return classifyResult(first.value);
@@ -104,15 +121,26 @@ function classifyResult(result: Record<string, unknown>): CallOutcome {
     const parsed = toolErrorSchema.safeParse(meta[META.error]);
     if (!parsed.success) {
       // The SDK answers schema violations and unknown tools itself, without our typed class.
-      const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text ?? '';
-      if (/input validation error|not found/i.test(text)) return { kind: 'error', class: 'invalid_argument', message: text };
-      return { kind: 'error', class: 'malformed_reply', message: `error result without a typed error class in _meta: ${text}` };
+      const text =
+        (result.content as { type: string; text?: string }[] | undefined)?.find(
+          (c) => c.type === 'text',
+        )?.text ?? '';
+      if (/input validation error|not found/i.test(text))
+        return { kind: 'error', class: 'invalid_argument', message: text };
+      return {
+        kind: 'error',
+        class: 'malformed_reply',
+        message: `error result without a typed error class in _meta: ${text}`,
+      };
     }
     const { class: cls, message, retryAfterMs } = parsed.data;
-    return retryAfterMs === undefined ? { kind: 'error', class: cls, message } : { kind: 'error', class: cls, message, retryAfterMs };
+    return retryAfterMs === undefined
+      ? { kind: 'error', class: cls, message }
+      : { kind: 'error', class: cls, message, retryAfterMs };
   }
   const trust: Trust = meta[META.trust] === 'untrusted' ? 'untrusted' : 'trusted';
-  if (result.structuredContent !== undefined) return { kind: 'ok', result: result.structuredContent, trust };
+  if (result.structuredContent !== undefined)
+    return { kind: 'ok', result: result.structuredContent, trust };
   const content = result.content as { type: string; text?: string }[] | undefined;
   const text = content?.find((c) => c.type === 'text')?.text;
   if (text === undefined) return { kind: 'ok', result: null, trust };

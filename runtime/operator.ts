@@ -16,7 +16,8 @@ export type ApprovalDecision =
   | { decision: 'granted'; approver: string; token: string; at: number }
   | { decision: 'denied'; approver: string; reason: string; at: number };
 
-export type OperatorCommand = { kind: 'pause' } | { kind: 'resume' } | { kind: 'cancel'; reason: string };
+export type OperatorCommand =
+  { kind: 'pause' } | { kind: 'resume' } | { kind: 'cancel'; reason: string };
 
 /**
  * The runtime's line to a person. Approvals may take any amount of (virtual) time; commands
@@ -33,7 +34,13 @@ export interface Operator {
 /** No person attached: every approval is denied (so nothing needing one runs), no commands come. */
 export const noOperator: Operator = {
   requestApproval: (request) =>
-    Promise.resolve({ decision: 'denied', approver: 'nobody', reason: 'no operator is attached', at: request.requestedAt }),
+    Promise.resolve({
+      decision: 'denied',
+      approver: 'nobody',
+      reason: 'no operator is attached',
+      at: request.requestedAt,
+    }),
   poll: () => undefined,
-  nextCommand: () => Promise.resolve({ kind: 'cancel', reason: 'no operator is attached to resume a paused run' }),
+  nextCommand: () =>
+    Promise.resolve({ kind: 'cancel', reason: 'no operator is attached to resume a paused run' }),
 };

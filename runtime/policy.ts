@@ -49,7 +49,12 @@ export function checkAction(input: GateInput): GateDecision {
   const { contract, action, used, safeguards } = input;
   const authority = contract.authority.tools[action.tool];
   if (!authority) {
-    return { verdict: 'deny', rule: 'authority.tool-listed', reason: `tool ${action.tool} is not in the contract's authority`, class: 'policy_denied' };
+    return {
+      verdict: 'deny',
+      rule: 'authority.tool-listed',
+      reason: `tool ${action.tool} is not in the contract's authority`,
+      class: 'policy_denied',
+    };
   }
   for (const [arg, allowed] of Object.entries(authority.resources)) {
     const value = action.args[arg];
@@ -82,29 +87,64 @@ export function checkAction(input: GateInput): GateDecision {
   }
   if (safeguards.budgets) {
     const b = contract.budgets;
-    if (used.toolCalls >= b.toolCalls) return exhausted('budget.tool-calls', `${used.toolCalls} of ${b.toolCalls} tool calls used`);
+    if (used.toolCalls >= b.toolCalls)
+      return exhausted('budget.tool-calls', `${used.toolCalls} of ${b.toolCalls} tool calls used`);
     if (action.kind === 'write' && used.externalWrites >= b.externalWrites) {
-      return exhausted('budget.external-writes', `${used.externalWrites} of ${b.externalWrites} external writes used`);
+      return exhausted(
+        'budget.external-writes',
+        `${used.externalWrites} of ${b.externalWrites} external writes used`,
+      );
     }
-    if (input.elapsedMs >= b.virtualTimeMs) return exhausted('budget.virtual-time', `${input.elapsedMs} ms of ${b.virtualTimeMs} ms used`);
-    if (b.costUsd > 0 && used.costUsd >= b.costUsd) return exhausted('budget.cost', `$${used.costUsd.toFixed(4)} of $${b.costUsd} used`);
+    if (input.elapsedMs >= b.virtualTimeMs)
+      return exhausted(
+        'budget.virtual-time',
+        `${input.elapsedMs} ms of ${b.virtualTimeMs} ms used`,
+      );
+    if (b.costUsd > 0 && used.costUsd >= b.costUsd)
+      return exhausted('budget.cost', `$${used.costUsd.toFixed(4)} of $${b.costUsd} used`);
   }
-  if (action.kind === 'write' && (contract.autonomy === 'shadow' || contract.autonomy === 'recommend')) {
-    return { verdict: 'shadow', rule: `autonomy.${contract.autonomy}`, reason: `${contract.autonomy} mode executes no writes` };
+  if (
+    action.kind === 'write' &&
+    (contract.autonomy === 'shadow' || contract.autonomy === 'recommend')
+  ) {
+    return {
+      verdict: 'shadow',
+      rule: `autonomy.${contract.autonomy}`,
+      reason: `${contract.autonomy} mode executes no writes`,
+    };
   }
   if (safeguards.approvals && approvalRequired(contract, action)) {
     const approval = input.approval;
     if (!approval || approval.status === 'requested') {
-      return { verdict: 'needs-approval', rule: 'approval.required', reason: `${action.tool} needs an approval` };
+      return {
+        verdict: 'needs-approval',
+        rule: 'approval.required',
+        reason: `${action.tool} needs an approval`,
+      };
     }
     if (approval.actionId !== action.actionId) {
-      return { verdict: 'deny', rule: 'approval.wrong-action', reason: `approval ${approval.id} was granted for another action`, class: 'policy_denied' };
+      return {
+        verdict: 'deny',
+        rule: 'approval.wrong-action',
+        reason: `approval ${approval.id} was granted for another action`,
+        class: 'policy_denied',
+      };
     }
     if (approval.status === 'denied') {
-      return { verdict: 'deny', rule: 'approval.denied', reason: `approval ${approval.id} was denied`, class: 'policy_denied' };
+      return {
+        verdict: 'deny',
+        rule: 'approval.denied',
+        reason: `approval ${approval.id} was denied`,
+        class: 'policy_denied',
+      };
     }
     if (approval.status === 'consumed') {
-      return { verdict: 'deny', rule: 'approval.reused', reason: `approval ${approval.id} was already used`, class: 'policy_denied' };
+      return {
+        verdict: 'deny',
+        rule: 'approval.reused',
+        reason: `approval ${approval.id} was already used`,
+        class: 'policy_denied',
+      };
     }
   }
   return { verdict: 'allow', rule: 'authority.allowed' };

@@ -18,7 +18,17 @@ export const valueExprSchema: z.ZodType<ValueExpr> = z.lazy(() =>
   ]),
 );
 
-export const COMPARISONS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'absent'] as const;
+export const COMPARISONS = [
+  'eq',
+  'ne',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'exists',
+  'absent',
+] as const;
 
 /** Declarative conditions, so blueprints, contracts and scenarios stay data. */
 export type Predicate =
@@ -70,7 +80,11 @@ export function pathsOf(predicate: Predicate | undefined): string[] {
   if ('all' in predicate) return predicate.all.flatMap(pathsOf);
   if ('any' in predicate) return predicate.any.flatMap(pathsOf);
   if ('not' in predicate) return pathsOf(predicate.not);
-  if ('some' in predicate) return [predicate.some.path, ...pathsOf(predicate.some.where).filter((p) => !p.startsWith('item.'))];
+  if ('some' in predicate)
+    return [
+      predicate.some.path,
+      ...pathsOf(predicate.some.where).filter((p) => !p.startsWith('item.')),
+    ];
   return [predicate.path, ...refsOf(predicate.value)];
 }
 
@@ -89,7 +103,10 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
   if ('not' in predicate) return !evaluate(predicate.not, scope);
   if ('some' in predicate) {
     const items = readPath(scope, predicate.some.path);
-    return Array.isArray(items) && items.some((item) => evaluate(predicate.some.where, { ...scope, item }));
+    return (
+      Array.isArray(items) &&
+      items.some((item) => evaluate(predicate.some.where, { ...scope, item }))
+    );
   }
   const actual = readPath(scope, predicate.path);
   const expected = resolveValue(predicate.value, scope);
@@ -104,7 +121,11 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
     case 'ne':
       return actual === undefined || canonicalJson(actual) !== canonicalJson(expected);
     case 'in':
-      return actual !== undefined && Array.isArray(expected) && expected.some((e) => canonicalJson(e) === canonicalJson(actual));
+      return (
+        actual !== undefined &&
+        Array.isArray(expected) &&
+        expected.some((e) => canonicalJson(e) === canonicalJson(actual))
+      );
     case 'gt':
       return typeof actual === 'number' && typeof expected === 'number' && actual > expected;
     case 'gte':
@@ -121,6 +142,7 @@ export function describePredicate(predicate: Predicate): string {
   if ('all' in predicate) return predicate.all.map(describePredicate).join(' and ');
   if ('any' in predicate) return `(${predicate.any.map(describePredicate).join(' or ')})`;
   if ('not' in predicate) return `not (${describePredicate(predicate.not)})`;
-  if ('some' in predicate) return `some ${predicate.some.path} where ${describePredicate(predicate.some.where)}`;
+  if ('some' in predicate)
+    return `some ${predicate.some.path} where ${describePredicate(predicate.some.where)}`;
   return `${predicate.path} ${predicate.op}${predicate.value === undefined ? '' : ` ${JSON.stringify(predicate.value)}`}`;
 }

@@ -130,9 +130,13 @@ export class ReferenceRuntime {
     const toolsHash = await this.loadTools();
     this.checkBlueprintTools(blueprint, contract);
     if (this.store.getRun(input.runId)) {
-      throw new FaultlineError('invalid-input', `Run ${input.runId} already exists in ${this.store.path}; resume it instead`, {
-        runId: input.runId,
-      });
+      throw new FaultlineError(
+        'invalid-input',
+        `Run ${input.runId} already exists in ${this.store.path}; resume it instead`,
+        {
+          runId: input.runId,
+        },
+      );
     }
     this.bind(input.runId, contract, blueprint);
     const now = this.clock.now();
@@ -154,8 +158,14 @@ export class ReferenceRuntime {
     this.commit({
       to: 'planned',
       event: { type: 'plan.created', reason: 'initial plan from blueprint' },
-      plan: { reason: 'initial plan from blueprint', operations: blueprint.operations.map((o) => o.id) },
-      checkpoint: { boundary: 'validated-input', data: { contractHash: this.run.versions.contractHash } },
+      plan: {
+        reason: 'initial plan from blueprint',
+        operations: blueprint.operations.map((o) => o.id),
+      },
+      checkpoint: {
+        boundary: 'validated-input',
+        data: { contractHash: this.run.versions.contractHash },
+      },
     });
     this.commit({
       to: 'ready',
@@ -170,11 +180,18 @@ export class ReferenceRuntime {
    * them: any changed version (contract, blueprint, model, prompt, policy, tool schemas)
    * makes the run replan, recorded with the reason.
    */
-  async resume(runId: string, changes: { contract?: unknown; blueprint?: unknown } = {}): Promise<RunOutcome> {
+  async resume(
+    runId: string,
+    changes: { contract?: unknown; blueprint?: unknown } = {},
+  ): Promise<RunOutcome> {
     const stored = this.store.getRun(runId);
-    if (!stored) throw new FaultlineError('not-found', `No run ${runId} in ${this.store.path}`, { runId });
+    if (!stored)
+      throw new FaultlineError('not-found', `No run ${runId} in ${this.store.path}`, { runId });
     const contract = parseContract(changes.contract ?? stored.contract, `contract of run ${runId}`);
-    const blueprint = parseBlueprint(changes.blueprint ?? stored.blueprint, `blueprint of run ${runId}`);
+    const blueprint = parseBlueprint(
+      changes.blueprint ?? stored.blueprint,
+      `blueprint of run ${runId}`,
+    );
     const toolsHash = await this.loadTools();
     this.bind(runId, contract, blueprint);
     this.reload();
@@ -201,7 +218,10 @@ export class ReferenceRuntime {
       },
     });
     if (changed.length > 0 || this.run.state === 'blocked') {
-      const reason = changed.length > 0 ? `versions changed on resume: ${changed.join(', ')}` : 'resumed after being blocked';
+      const reason =
+        changed.length > 0
+          ? `versions changed on resume: ${changed.join(', ')}`
+          : 'resumed after being blocked';
       this.commit({
         to: 'planned',
         event: { type: 'plan.replanned', reason },
@@ -222,7 +242,11 @@ export class ReferenceRuntime {
     events: ReturnType<RunStore['events']>;
     actions: ActionRecord[];
   } {
-    return { run: this.store.getRun(runId), events: this.store.events(runId), actions: this.store.actions(runId) };
+    return {
+      run: this.store.getRun(runId),
+      events: this.store.events(runId),
+      actions: this.store.actions(runId),
+    };
   }
 
   // ── the loop ──────────────────────────────────────────────────────────────
@@ -234,7 +258,11 @@ export class ReferenceRuntime {
       if (await this.handleOperator()) continue;
       const elapsed = this.clock.now() - this.run.createdAt;
       if (this.safeguards.budgets && elapsed >= this.contract.budgets.virtualTimeMs) {
-        this.stop('failed', 'budget-exhausted', `virtual time budget of ${this.contract.budgets.virtualTimeMs} ms used up`);
+        this.stop(
+          'failed',
+          'budget-exhausted',
+          `virtual time budget of ${this.contract.budgets.virtualTimeMs} ms used up`,
+        );
         continue;
       }
 
@@ -245,7 +273,10 @@ export class ReferenceRuntime {
         const answer = await this.planner.propose(context);
         raw = answer.proposal;
         if (answer.usage && answer.usage.costUsd > 0) {
-          this.commit({ event: { type: 'planner.usage', data: { ...answer.usage } }, used: { costUsd: answer.usage.costUsd } });
+          this.commit({
+            event: { type: 'planner.usage', data: { ...answer.usage } },
+            used: { costUsd: answer.usage.costUsd },
+          });
         }
       } catch (error) {
         raw = { invalid: error instanceof Error ? error.message : String(error) };
@@ -253,11 +284,18 @@ export class ReferenceRuntime {
       const parsed = proposalSchema.safeParse(raw);
       if (!parsed.success) {
         invalidOutputs++;
-        const failure: Failure = { class: 'invalid_output', message: formatIssues(parsed.error).join('; ') };
+        const failure: Failure = {
+          class: 'invalid_output',
+          message: formatIssues(parsed.error).join('; '),
+        };
         const decision = decide(this.supervisorInput(failure, invalidOutputs, 'planner', false));
         if (decision.kind === 'regenerate') {
           this.commit({
-            event: { type: 'planner.invalid-output', reason: decision.reason, resultClass: 'invalid_output' },
+            event: {
+              type: 'planner.invalid-output',
+              reason: decision.reason,
+              resultClass: 'invalid_output',
+            },
             used: { retries: 1 },
           });
           continue;
@@ -282,8 +320,19 @@ export class ReferenceRuntime {
         const op = this.operation(proposal.operationId);
         this.commit({
           ...this.toExecuting(),
-          event: { type: 'action.skipped', operationId: proposal.operationId, reason: proposal.reason },
-          action: this.actionRecord(op?.id ?? proposal.operationId, op?.tool ?? 'none', op?.kind ?? 'read', {}, 'skipped', 'blueprint'),
+          event: {
+            type: 'action.skipped',
+            operationId: proposal.operationId,
+            reason: proposal.reason,
+          },
+          action: this.actionRecord(
+            op?.id ?? proposal.operationId,
+            op?.tool ?? 'none',
+            op?.kind ?? 'read',
+            {},
+            'skipped',
+            'blueprint',
+          ),
         });
         return;
       }
@@ -291,7 +340,11 @@ export class ReferenceRuntime {
         this.lastFailure = undefined;
         this.commit({
           to: 'planned',
-          event: { type: 'plan.replanned', reason: proposal.reason, data: { refresh: proposal.refresh } },
+          event: {
+            type: 'plan.replanned',
+            reason: proposal.reason,
+            data: { refresh: proposal.refresh },
+          },
           plan: { reason: proposal.reason, operations: this.blueprint.operations.map((o) => o.id) },
         });
         this.commit({ to: 'ready', event: { type: 'run.ready', reason: 'replanned' } });
@@ -312,21 +365,39 @@ export class ReferenceRuntime {
         const target: Operation =
           op && origin === 'blueprint'
             ? op
-            : { id: proposal.operationId, description: 'proposed from content', tool: proposal.tool, kind: 'write', args: {}, preconditions: [], postconditions: [], idempotent: false };
+            : {
+                id: proposal.operationId,
+                description: 'proposed from content',
+                tool: proposal.tool,
+                kind: 'write',
+                args: {},
+                preconditions: [],
+                postconditions: [],
+                idempotent: false,
+              };
         const result = await this.step(target, proposal.args, origin);
-        if (!result.ok) this.handleFailure(result.failure, result.operationId, target.kind === 'write');
+        if (!result.ok)
+          this.handleFailure(result.failure, result.operationId, target.kind === 'write');
         return;
       }
     }
   }
 
   /** One action: a read is one call; a write goes through the full replay-safe protocol. */
-  private async step(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
+  private async step(
+    op: Operation,
+    args: Record<string, unknown>,
+    origin: ActionOrigin,
+  ): Promise<StepResult> {
     if (op.kind === 'read') return this.read(op, args, origin);
     return this.write(op, args, origin);
   }
 
-  private async read(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
+  private async read(
+    op: Operation,
+    args: Record<string, unknown>,
+    origin: ActionOrigin,
+  ): Promise<StepResult> {
     const gate = this.gate(op, args, origin);
     if (gate.verdict === 'deny') return this.denied(op, args, origin, gate);
     let attempt = 0;
@@ -341,11 +412,28 @@ export class ReferenceRuntime {
         ...this.signalOption(),
       });
       if (outcome.kind === 'ok') {
-        const evidence = this.evidenceRecord(op.id, op.tool, requestId, outcome.result, outcome.trust);
+        const evidence = this.evidenceRecord(
+          op.id,
+          op.tool,
+          requestId,
+          outcome.result,
+          outcome.trust,
+        );
         this.commit({
           ...this.toExecuting(),
-          event: { type: 'action.read', operationId: op.id, requestId, resultClass: 'ok', policyRule: gate.rule, evidenceRefs: [evidence.id] },
-          action: { ...this.actionRecord(op.id, op.tool, 'read', args, 'confirmed', origin), attempts: attempt, result: outcome.result },
+          event: {
+            type: 'action.read',
+            operationId: op.id,
+            requestId,
+            resultClass: 'ok',
+            policyRule: gate.rule,
+            evidenceRefs: [evidence.id],
+          },
+          action: {
+            ...this.actionRecord(op.id, op.tool, 'read', args, 'confirmed', origin),
+            attempts: attempt,
+            result: outcome.result,
+          },
           evidence: [evidence],
           used: { toolCalls: 1 },
         });
@@ -354,7 +442,13 @@ export class ReferenceRuntime {
       const failure = toFailure(outcome, false);
       this.commit({
         ...this.toExecuting(),
-        event: { type: 'action.read-failed', operationId: op.id, requestId, resultClass: failure.class, reason: failure.message },
+        event: {
+          type: 'action.read-failed',
+          operationId: op.id,
+          requestId,
+          resultClass: failure.class,
+          reason: failure.message,
+        },
         used: { toolCalls: 1 },
       });
       const retried = await this.retryIfWorthIt(failure, attempt, op.id, false);
@@ -362,9 +456,14 @@ export class ReferenceRuntime {
     }
   }
 
-  private async write(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<StepResult> {
+  private async write(
+    op: Operation,
+    args: Record<string, unknown>,
+    origin: ActionOrigin,
+  ): Promise<StepResult> {
     const existing = this.actions.get(op.id);
-    if (existing && DONE_STATUSES.has(existing.status) && this.safeguards.checkpoint) return { ok: true };
+    if (existing && DONE_STATUSES.has(existing.status) && this.safeguards.checkpoint)
+      return { ok: true };
     if (this.options.probe) await this.probe('before-intent', op, 0);
 
     // Policy gate, with approvals obtained as the gate asks for them.
@@ -372,18 +471,31 @@ export class ReferenceRuntime {
     if (gate.verdict === 'needs-approval') {
       const approval = await this.obtainApproval(op, args, origin);
       if (approval.status !== 'granted') {
-        return { ok: false, failure: { class: 'approval_denied', message: approval.reason ?? 'approval denied' }, operationId: op.id };
+        return {
+          ok: false,
+          failure: { class: 'approval_denied', message: approval.reason ?? 'approval denied' },
+          operationId: op.id,
+        };
       }
       gate = this.gate(op, args, origin);
     }
     if (gate.verdict === 'deny') return this.denied(op, args, origin, gate);
     if (gate.verdict === 'needs-approval') {
-      return { ok: false, failure: { class: 'policy_denied', message: gate.reason }, operationId: op.id };
+      return {
+        ok: false,
+        failure: { class: 'policy_denied', message: gate.reason },
+        operationId: op.id,
+      };
     }
     if (gate.verdict === 'shadow') {
       this.commit({
         ...this.toExecuting(),
-        event: { type: 'action.proposed', operationId: op.id, policyRule: gate.rule, reason: gate.reason },
+        event: {
+          type: 'action.proposed',
+          operationId: op.id,
+          policyRule: gate.rule,
+          reason: gate.reason,
+        },
         action: this.actionRecord(op.id, op.tool, 'write', args, 'proposed', origin),
       });
       return { ok: true };
@@ -391,14 +503,29 @@ export class ReferenceRuntime {
 
     // Preconditions against freshly read state (or, without the safeguard, what the planner saw).
     const pre = await this.checkPreconditions(op, args);
-    if (!pre.ok) return { ok: false, failure: { class: 'precondition_failed', message: pre.failures.join('; ') }, operationId: op.id };
+    if (!pre.ok)
+      return {
+        ok: false,
+        failure: { class: 'precondition_failed', message: pre.failures.join('; ') },
+        operationId: op.id,
+      };
 
     const key = this.keyFor(op.id);
     const approval = this.approvals.get(this.actionId(op.id));
     this.commit({
       ...this.toExecuting(),
-      event: { type: 'action.intended', operationId: op.id, actionId: this.actionId(op.id), idempotencyKey: key, policyRule: gate.rule },
-      action: { ...this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin), idempotencyKey: key, approvalId: approval?.id ?? null },
+      event: {
+        type: 'action.intended',
+        operationId: op.id,
+        actionId: this.actionId(op.id),
+        idempotencyKey: key,
+        policyRule: gate.rule,
+      },
+      action: {
+        ...this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin),
+        idempotencyKey: key,
+        approvalId: approval?.id ?? null,
+      },
     });
     if (this.options.probe) await this.probe('after-intent', op, 0);
     return this.send(op, 1, false);
@@ -409,10 +536,14 @@ export class ReferenceRuntime {
    * failure for the supervisor. `reconciling` marks a resend whose purpose is to learn the
    * outcome of an earlier, ambiguous send.
    */
-  private async send(op: Operation, firstAttempt: number, reconciling: boolean): Promise<StepResult> {
+  private async send(
+    op: Operation,
+    firstAttempt: number,
+    reconciling: boolean,
+  ): Promise<StepResult> {
     let attempt = firstAttempt;
     let asReconcile = reconciling;
-    for (;; attempt++) {
+    for (; ; attempt++) {
       const action = this.mustAction(op.id);
       // A fresh write was gated with its intent; every other send must fit the budgets too.
       if (this.safeguards.budgets && (attempt > firstAttempt || firstAttempt > 1)) {
@@ -426,16 +557,37 @@ export class ReferenceRuntime {
       const meta = this.meta(op.id, requestId);
       if (key) meta[META.idempotencyKey] = key;
       if (approval?.token) meta[APPROVAL_TOKEN_META] = approval.token;
-      const outcome = await this.executor.call({ tool: op.tool, args: action.args, meta, timeoutMs: this.callTimeoutMs, ...this.signalOption() });
+      const outcome = await this.executor.call({
+        tool: op.tool,
+        args: action.args,
+        meta,
+        timeoutMs: this.callTimeoutMs,
+        ...this.signalOption(),
+      });
       const sent = { toolCalls: 1, externalWrites: 1 };
 
       if (outcome.kind === 'ok') {
         if (this.options.probe) await this.probe('before-result-saved', op, attempt);
         const status = asReconcile ? 'reconciled' : 'confirmed';
-        this.confirm(op, action, status, outcome.result, outcome.trust, requestId, key, sent, attempt);
+        this.confirm(
+          op,
+          action,
+          status,
+          outcome.result,
+          outcome.trust,
+          requestId,
+          key,
+          sent,
+          attempt,
+        );
         if (this.options.probe) await this.probe('after-result-saved', op, attempt);
         const verified = await this.verifyPostconditions(op);
-        if (!verified.ok) return { ok: false, failure: { class: 'precondition_failed', message: verified.failures.join('; ') }, operationId: op.id };
+        if (!verified.ok)
+          return {
+            ok: false,
+            failure: { class: 'precondition_failed', message: verified.failures.join('; ') },
+            operationId: op.id,
+          };
         if (this.options.probe) await this.probe('before-advance', op, attempt);
         return { ok: true };
       }
@@ -452,28 +604,65 @@ export class ReferenceRuntime {
             reason: outcome.message,
             data: { sent: true },
           },
-          action: { ...action, status: 'ambiguous', attempts: attempt, errorClass: 'ambiguous', updatedAt: this.clock.now() },
+          action: {
+            ...action,
+            status: 'ambiguous',
+            attempts: attempt,
+            errorClass: 'ambiguous',
+            updatedAt: this.clock.now(),
+          },
           used: sent,
         });
         if (!this.safeguards.reconcile) {
           // Without reconciliation: send again and hope.
-          this.commit({ event: { type: 'supervisor.retry', operationId: op.id, reason: 'no reply: resending blindly' }, used: { retries: 1 } });
+          this.commit({
+            event: {
+              type: 'supervisor.retry',
+              operationId: op.id,
+              reason: 'no reply: resending blindly',
+            },
+            used: { retries: 1 },
+          });
           continue;
         }
         const next = await this.reconcile(op);
         if (next === 'done') return { ok: true };
         if (next === 'resend') {
           asReconcile = op.idempotent;
-          this.commit({ event: { type: 'supervisor.retry', operationId: op.id, reason: 'reconciled: resending with the same key' }, used: { retries: 1 } });
+          this.commit({
+            event: {
+              type: 'supervisor.retry',
+              operationId: op.id,
+              reason: 'reconciled: resending with the same key',
+            },
+            used: { retries: 1 },
+          });
           continue;
         }
-        return { ok: false, failure: { class: 'ambiguous', message: next.unresolved }, operationId: op.id };
+        return {
+          ok: false,
+          failure: { class: 'ambiguous', message: next.unresolved },
+          operationId: op.id,
+        };
       }
 
       const failure = toFailure(outcome, true);
       this.commit({
-        event: { type: 'action.failed-attempt', operationId: op.id, actionId: action.id, requestId, idempotencyKey: key, resultClass: failure.class, reason: failure.message },
-        action: { ...action, attempts: attempt, errorClass: failure.class, updatedAt: this.clock.now() },
+        event: {
+          type: 'action.failed-attempt',
+          operationId: op.id,
+          actionId: action.id,
+          requestId,
+          idempotencyKey: key,
+          resultClass: failure.class,
+          reason: failure.message,
+        },
+        action: {
+          ...action,
+          attempts: attempt,
+          errorClass: failure.class,
+          updatedAt: this.clock.now(),
+        },
         used: sent,
       });
       const retried = await this.retryIfWorthIt(failure, attempt, op.id, true);
@@ -490,17 +679,43 @@ export class ReferenceRuntime {
     const action = this.mustAction(op.id);
     if (op.idempotent && this.safeguards.idempotency) return 'resend';
     if (!op.reconcile) {
-      return { unresolved: `${op.tool} gives no idempotency and no query to tell whether the write happened` };
+      return {
+        unresolved: `${op.tool} gives no idempotency and no query to tell whether the write happened`,
+      };
     }
-    const args = Object.fromEntries(Object.entries(op.reconcile.read.args).map(([k, v]) => [k, resolveValue(v, this.scope(action))]));
+    const args = Object.fromEntries(
+      Object.entries(op.reconcile.read.args).map(([k, v]) => [
+        k,
+        resolveValue(v, this.scope(action)),
+      ]),
+    );
     const read = await this.freshRead(op.reconcile.read.tool, args, `${op.id}:reconcile`);
-    if (!read.ok) return { unresolved: `reconcile query ${op.reconcile.read.tool} failed: ${read.message}` };
+    if (!read.ok)
+      return { unresolved: `reconcile query ${op.reconcile.read.tool} failed: ${read.message}` };
     const found = evaluate(op.reconcile.found, { ...this.scope(action), fresh: read.result });
     if (!found) {
-      this.commit({ event: { type: 'action.reconciled', operationId: op.id, actionId: action.id, reason: 'effect absent: safe to resend', data: { found: false } } });
+      this.commit({
+        event: {
+          type: 'action.reconciled',
+          operationId: op.id,
+          actionId: action.id,
+          reason: 'effect absent: safe to resend',
+          data: { found: false },
+        },
+      });
       return 'resend';
     }
-    this.confirm(op, action, 'reconciled', read.result, 'trusted', null, action.idempotencyKey, {}, action.attempts);
+    this.confirm(
+      op,
+      action,
+      'reconciled',
+      read.result,
+      'trusted',
+      null,
+      action.idempotencyKey,
+      {},
+      action.attempts,
+    );
     const verified = await this.verifyPostconditions(op);
     return verified.ok ? 'done' : { unresolved: verified.failures.join('; ') };
   }
@@ -508,12 +723,22 @@ export class ReferenceRuntime {
   /** On resume: every write whose outcome is unknown is reconciled before the planner runs. */
   private async reconcileOpenActions(): Promise<StepResult> {
     for (const action of [...this.actions.values()]) {
-      if (action.kind !== 'write' || (action.status !== 'intended' && action.status !== 'ambiguous')) continue;
+      if (
+        action.kind !== 'write' ||
+        (action.status !== 'intended' && action.status !== 'ambiguous')
+      )
+        continue;
       const op = this.operation(action.operationId);
       if (!op) continue;
       this.commit({
         ...this.toExecuting(),
-        event: { type: 'action.ambiguous', operationId: op.id, actionId: action.id, resultClass: 'ambiguous', reason: `found ${action.status} on resume` },
+        event: {
+          type: 'action.ambiguous',
+          operationId: op.id,
+          actionId: action.id,
+          resultClass: 'ambiguous',
+          reason: `found ${action.status} on resume`,
+        },
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
       });
       if (!this.safeguards.reconcile) {
@@ -528,7 +753,11 @@ export class ReferenceRuntime {
         if (!result.ok) return result;
         continue;
       }
-      return { ok: false, failure: { class: 'ambiguous', message: next.unresolved }, operationId: op.id };
+      return {
+        ok: false,
+        failure: { class: 'ambiguous', message: next.unresolved },
+        operationId: op.id,
+      };
     }
     return { ok: true };
   }
@@ -558,18 +787,31 @@ export class ReferenceRuntime {
         evidenceRefs: [evidence.id],
         data: { sent: requestId !== null },
       },
-      action: { ...action, status, attempts: attempt, result, errorClass: null, updatedAt: this.clock.now() },
+      action: {
+        ...action,
+        status,
+        attempts: attempt,
+        result,
+        errorClass: null,
+        updatedAt: this.clock.now(),
+      },
       evidence: [evidence],
       used,
     };
-    if (approval) change.approval = { ...approval, status: 'consumed', consumedAt: this.clock.now() };
-    if (this.safeguards.checkpoint) change.checkpoint = { boundary: 'confirmed-action', data: { operationId: op.id, status } };
+    if (approval)
+      change.approval = { ...approval, status: 'consumed', consumedAt: this.clock.now() };
+    if (this.safeguards.checkpoint)
+      change.checkpoint = { boundary: 'confirmed-action', data: { operationId: op.id, status } };
     this.commit(change);
   }
 
   // ── approvals, preconditions, verification ────────────────────────────────
 
-  private async obtainApproval(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): Promise<ApprovalRecord> {
+  private async obtainApproval(
+    op: Operation,
+    args: Record<string, unknown>,
+    origin: ActionOrigin,
+  ): Promise<ApprovalRecord> {
     const actionId = this.actionId(op.id);
     const existing = this.approvals.get(actionId);
     if (existing && existing.status !== 'requested') return existing;
@@ -593,7 +835,13 @@ export class ReferenceRuntime {
     };
     this.commit({
       to: 'waiting',
-      event: { type: 'approval.requested', operationId: op.id, actionId, evidenceRefs, reason: `${op.tool} needs an approval` },
+      event: {
+        type: 'approval.requested',
+        operationId: op.id,
+        actionId,
+        evidenceRefs,
+        reason: `${op.tool} needs an approval`,
+      },
       approval: requested,
       action: this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin),
     });
@@ -609,8 +857,20 @@ export class ReferenceRuntime {
     });
     const decided: ApprovalRecord =
       decision.decision === 'granted'
-        ? { ...requested, status: 'granted', approver: decision.approver, decidedAt: this.clock.now(), token: decision.token }
-        : { ...requested, status: 'denied', approver: decision.approver, reason: decision.reason, decidedAt: this.clock.now() };
+        ? {
+            ...requested,
+            status: 'granted',
+            approver: decision.approver,
+            decidedAt: this.clock.now(),
+            token: decision.token,
+          }
+        : {
+            ...requested,
+            status: 'denied',
+            approver: decision.approver,
+            reason: decision.reason,
+            decidedAt: this.clock.now(),
+          };
     this.commit({
       to: 'executing',
       event: {
@@ -618,29 +878,44 @@ export class ReferenceRuntime {
         operationId: op.id,
         actionId,
         operatorAction: `approval.${decision.decision}`,
-        reason: decision.decision === 'denied' ? decision.reason : `granted by ${decision.approver}`,
+        reason:
+          decision.decision === 'denied' ? decision.reason : `granted by ${decision.approver}`,
       },
       approval: decided,
     });
     return decided;
   }
 
-  private async checkPreconditions(op: Operation, args: Record<string, unknown>): Promise<{ ok: boolean; failures: string[] }> {
+  private async checkPreconditions(
+    op: Operation,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: boolean; failures: string[] }> {
     if (op.preconditions.length === 0) return { ok: true, failures: [] };
     const scope = { ...this.results, args };
     const read: FreshRead = this.safeguards['fresh-read']
       ? (tool, a) => this.freshRead(tool, a, `${op.id}:precondition`)
       : (tool, a) => {
           // What the planner already saw, if it read the same thing.
-          const seen = [...this.evidence].reverse().find((e) => e.tool === tool && sameArgs(this.actions.get(e.operationId ?? '')?.args, a));
-          return seen ? Promise.resolve({ ok: true, result: seen.content }) : this.freshRead(tool, a, `${op.id}:precondition`);
+          const seen = [...this.evidence]
+            .reverse()
+            .find(
+              (e) => e.tool === tool && sameArgs(this.actions.get(e.operationId ?? '')?.args, a),
+            );
+          return seen
+            ? Promise.resolve({ ok: true, result: seen.content })
+            : this.freshRead(tool, a, `${op.id}:precondition`);
         };
     return verifyChecks(op.preconditions, scope, read);
   }
 
   private async verifyPostconditions(op: Operation): Promise<{ ok: boolean; failures: string[] }> {
-    if (!this.safeguards['verify-before-finish'] || op.postconditions.length === 0) return { ok: true, failures: [] };
-    const verdict = await verifyChecks(op.postconditions, this.scope(this.actions.get(op.id)), (tool, a) => this.freshRead(tool, a, `${op.id}:postcondition`));
+    if (!this.safeguards['verify-before-finish'] || op.postconditions.length === 0)
+      return { ok: true, failures: [] };
+    const verdict = await verifyChecks(
+      op.postconditions,
+      this.scope(this.actions.get(op.id)),
+      (tool, a) => this.freshRead(tool, a, `${op.id}:postcondition`),
+    );
     this.commit({
       event: {
         type: verdict.ok ? 'verify.postconditions-held' : 'verify.postconditions-failed',
@@ -654,8 +929,12 @@ export class ReferenceRuntime {
   private async finish(summary: string): Promise<void> {
     if (this.safeguards['verify-before-finish']) {
       const gathered = new Set(this.evidence.map((e) => e.operationId ?? ''));
-      const verdict = await verifyCompletion(this.contract, this.blueprint.completion, this.scope(), gathered, (tool, a) =>
-        this.freshRead(tool, a, 'completion'),
+      const verdict = await verifyCompletion(
+        this.contract,
+        this.blueprint.completion,
+        this.scope(),
+        gathered,
+        (tool, a) => this.freshRead(tool, a, 'completion'),
       );
       if (!verdict.ok) {
         this.stop('failed', 'verification-failed', verdict.failures.join('; '));
@@ -663,38 +942,75 @@ export class ReferenceRuntime {
       }
     }
     const proposed = [...this.actions.values()].filter((a) => a.status === 'proposed');
-    const skipped = [...this.actions.values()].filter((a) => a.status === 'skipped').map((a) => a.operationId);
-    const type = this.contract.autonomy === 'recommend' ? 'run.recommendation' : this.contract.autonomy === 'shadow' ? 'run.shadowed' : 'run.completed';
+    const skipped = [...this.actions.values()]
+      .filter((a) => a.status === 'skipped')
+      .map((a) => a.operationId);
+    const type =
+      this.contract.autonomy === 'recommend'
+        ? 'run.recommendation'
+        : this.contract.autonomy === 'shadow'
+          ? 'run.shadowed'
+          : 'run.completed';
     const change: PendingChange = {
       to: 'completed',
       event: {
         type,
         reason: summary,
         data: {
-          proposed: proposed.map((a) => ({ operationId: a.operationId, tool: a.tool, args: a.args })),
+          proposed: proposed.map((a) => ({
+            operationId: a.operationId,
+            tool: a.tool,
+            args: a.args,
+          })),
           skipped,
           verified: this.safeguards['verify-before-finish'],
         },
       },
     };
-    if (this.safeguards.checkpoint) change.checkpoint = { boundary: 'verified-outcome', data: { summary } };
+    if (this.safeguards.checkpoint)
+      change.checkpoint = { boundary: 'verified-outcome', data: { summary } };
     this.commit(change);
   }
 
   /** A read made to check something (precondition, postcondition, reconciliation, completion). */
-  private async freshRead(tool: string, args: Record<string, unknown>, purpose: string): Promise<{ ok: true; result: unknown } | { ok: false; message: string }> {
+  private async freshRead(
+    tool: string,
+    args: Record<string, unknown>,
+    purpose: string,
+  ): Promise<{ ok: true; result: unknown } | { ok: false; message: string }> {
     if (this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls) {
       return { ok: false, message: 'tool-call budget used up' };
     }
     const requestId = `${this.runId}:${purpose}:r${this.run.used.toolCalls + 1}`;
-    const outcome = await this.executor.call({ tool, args, meta: this.meta(purpose, requestId), timeoutMs: this.callTimeoutMs, ...this.signalOption() });
+    const outcome = await this.executor.call({
+      tool,
+      args,
+      meta: this.meta(purpose, requestId),
+      timeoutMs: this.callTimeoutMs,
+      ...this.signalOption(),
+    });
     if (outcome.kind !== 'ok') {
-      this.commit({ event: { type: 'action.read-failed', operationId: purpose, requestId, resultClass: toFailure(outcome, false).class, reason: outcome.message }, used: { toolCalls: 1 } });
+      this.commit({
+        event: {
+          type: 'action.read-failed',
+          operationId: purpose,
+          requestId,
+          resultClass: toFailure(outcome, false).class,
+          reason: outcome.message,
+        },
+        used: { toolCalls: 1 },
+      });
       return { ok: false, message: outcome.message };
     }
     const evidence = this.evidenceRecord(purpose, tool, requestId, outcome.result, outcome.trust);
     this.commit({
-      event: { type: 'evidence.fresh-read', operationId: purpose, requestId, resultClass: 'ok', evidenceRefs: [evidence.id] },
+      event: {
+        type: 'evidence.fresh-read',
+        operationId: purpose,
+        requestId,
+        resultClass: 'ok',
+        evidenceRefs: [evidence.id],
+      },
       evidence: [evidence],
       used: { toolCalls: 1 },
     });
@@ -704,17 +1020,35 @@ export class ReferenceRuntime {
   // ── failures, operator, stopping ──────────────────────────────────────────
 
   /** Waits out a retryable failure (backoff or retry-after) and says whether to try again. */
-  private async retryIfWorthIt(failure: Failure, attempt: number, operationId: string, sideEffect: boolean): Promise<boolean> {
+  private async retryIfWorthIt(
+    failure: Failure,
+    attempt: number,
+    operationId: string,
+    sideEffect: boolean,
+  ): Promise<boolean> {
     const decision = decide(this.supervisorInput(failure, attempt, operationId, sideEffect));
     if (decision.kind !== 'retry' && decision.kind !== 'wait') return false;
     const state: WorkflowState = decision.kind === 'retry' ? 'retrying' : 'waiting';
     this.commit({
       to: state,
-      event: { type: decision.kind === 'retry' ? 'supervisor.retry' : 'supervisor.wait', operationId, reason: decision.reason, resultClass: failure.class, data: { delayMs: decision.delayMs } },
+      event: {
+        type: decision.kind === 'retry' ? 'supervisor.retry' : 'supervisor.wait',
+        operationId,
+        reason: decision.reason,
+        resultClass: failure.class,
+        data: { delayMs: decision.delayMs },
+      },
       used: { retries: 1 },
     });
     if (decision.delayMs > 0) await this.clock.sleep(decision.delayMs);
-    this.commit({ to: 'executing', event: { type: 'supervisor.resumed', operationId, reason: `retrying after ${decision.delayMs} ms` } });
+    this.commit({
+      to: 'executing',
+      event: {
+        type: 'supervisor.resumed',
+        operationId,
+        reason: `retrying after ${decision.delayMs} ms`,
+      },
+    });
     return true;
   }
 
@@ -723,7 +1057,15 @@ export class ReferenceRuntime {
     switch (decision.kind) {
       case 'replan':
         this.lastFailure = { operationId, class: failure.class, message: failure.message };
-        this.commit({ event: { type: 'supervisor.replan', operationId, reason: decision.reason, resultClass: failure.class }, used: { retries: 1 } });
+        this.commit({
+          event: {
+            type: 'supervisor.replan',
+            operationId,
+            reason: decision.reason,
+            resultClass: failure.class,
+          },
+          used: { retries: 1 },
+        });
         return;
       case 'regenerate':
         return;
@@ -750,16 +1092,41 @@ export class ReferenceRuntime {
     const action = this.actions.get(operationId);
     if (!action || action.status !== 'intended' || failure.class === 'ambiguous') return;
     this.commit({
-      event: { type: 'action.failed', operationId, actionId: action.id, resultClass: failure.class, reason: failure.message },
-      action: { ...action, status: 'failed', errorClass: failure.class, updatedAt: this.clock.now() },
+      event: {
+        type: 'action.failed',
+        operationId,
+        actionId: action.id,
+        resultClass: failure.class,
+        reason: failure.message,
+      },
+      action: {
+        ...action,
+        status: 'failed',
+        errorClass: failure.class,
+        updatedAt: this.clock.now(),
+      },
     });
   }
 
-  private denied(op: Operation, args: Record<string, unknown>, origin: ActionOrigin, gate: { rule: string; reason: string; class: 'policy_denied' | 'budget_exhausted' }): StepResult {
+  private denied(
+    op: Operation,
+    args: Record<string, unknown>,
+    origin: ActionOrigin,
+    gate: { rule: string; reason: string; class: 'policy_denied' | 'budget_exhausted' },
+  ): StepResult {
     this.commit({
       ...this.toExecuting(),
-      event: { type: 'policy.denied', operationId: op.id, policyRule: gate.rule, reason: gate.reason, resultClass: gate.class },
-      action: { ...this.actionRecord(op.id, op.tool, op.kind, args, 'failed', origin), errorClass: gate.class },
+      event: {
+        type: 'policy.denied',
+        operationId: op.id,
+        policyRule: gate.rule,
+        reason: gate.reason,
+        resultClass: gate.class,
+      },
+      action: {
+        ...this.actionRecord(op.id, op.tool, op.kind, args, 'failed', origin),
+        errorClass: gate.class,
+      },
     });
     // Refusing an instruction found in content is the gate working, not a reason to stop.
     if (origin === 'content' && gate.class === 'policy_denied') return { ok: true };
@@ -779,13 +1146,19 @@ export class ReferenceRuntime {
       return true;
     }
     if (command.kind === 'pause') {
-      this.commit({ to: 'waiting', event: { type: 'run.paused', operatorAction: 'pause', reason: 'paused by operator' } });
+      this.commit({
+        to: 'waiting',
+        event: { type: 'run.paused', operatorAction: 'pause', reason: 'paused by operator' },
+      });
       const next = await this.operator.nextCommand();
       if (next.kind === 'cancel') {
         await this.cancel(next.reason, 'cancel');
         return true;
       }
-      this.commit({ to: 'ready', event: { type: 'run.unpaused', operatorAction: 'resume', reason: 'resumed by operator' } });
+      this.commit({
+        to: 'ready',
+        event: { type: 'run.unpaused', operatorAction: 'resume', reason: 'resumed by operator' },
+      });
     }
     return true;
   }
@@ -797,20 +1170,33 @@ export class ReferenceRuntime {
    */
   private async cancel(reason: string, operatorAction: string): Promise<void> {
     const compensable = [...this.actions.values()].filter(
-      (a) => a.kind === 'write' && (a.status === 'confirmed' || a.status === 'reconciled') && this.operation(a.operationId)?.compensate,
+      (a) =>
+        a.kind === 'write' &&
+        (a.status === 'confirmed' || a.status === 'reconciled') &&
+        this.operation(a.operationId)?.compensate,
     );
     const compensate = compensable.length > 0 && this.contract.recoveryPromise.compensateOnCancel;
     this.commit({
       to: 'cancelled',
-      event: { type: 'run.cancelled', operatorAction, reason, data: { compensationOwed: compensable.map((a) => a.operationId) } },
+      event: {
+        type: 'run.cancelled',
+        operatorAction,
+        reason,
+        data: { compensationOwed: compensable.map((a) => a.operationId) },
+      },
       stop: { reason: 'cancelled', detail: reason },
       compensationOwed: compensable.length > 0,
     });
     if (compensate) {
       let allDone = true;
-      for (const action of compensable.reverse()) allDone = (await this.compensateOne(action)) && allDone;
+      for (const action of compensable.reverse())
+        allDone = (await this.compensateOne(action)) && allDone;
       if (allDone) {
-        this.commit({ to: 'compensated', event: { type: 'run.compensated', reason: `compensated ${compensable.length} action(s)` }, compensationOwed: false });
+        this.commit({
+          to: 'compensated',
+          event: { type: 'run.compensated', reason: `compensated ${compensable.length} action(s)` },
+          compensationOwed: false,
+        });
       }
     }
     await this.options.credential.revoke?.();
@@ -831,20 +1217,73 @@ export class ReferenceRuntime {
     };
     const args = this.resolveArgs(undo);
     const key = idempotencyKey(this.runId, undo.id);
-    const record: ActionRecord = { ...this.actionRecord(undo.id, undo.tool, 'write', args, 'intended', 'compensation'), idempotencyKey: key, compensates: original.id };
-    this.commit({ event: { type: 'action.intended', operationId: undo.id, actionId: record.id, idempotencyKey: key, reason: `compensates ${original.id}` }, action: record });
-    const outcome = await this.executor.call({ tool: undo.tool, args, meta: { ...this.meta(undo.id, `${this.runId}:${undo.id}:w1`), [META.idempotencyKey]: key }, timeoutMs: this.callTimeoutMs });
+    const record: ActionRecord = {
+      ...this.actionRecord(undo.id, undo.tool, 'write', args, 'intended', 'compensation'),
+      idempotencyKey: key,
+      compensates: original.id,
+    };
+    this.commit({
+      event: {
+        type: 'action.intended',
+        operationId: undo.id,
+        actionId: record.id,
+        idempotencyKey: key,
+        reason: `compensates ${original.id}`,
+      },
+      action: record,
+    });
+    const outcome = await this.executor.call({
+      tool: undo.tool,
+      args,
+      meta: { ...this.meta(undo.id, `${this.runId}:${undo.id}:w1`), [META.idempotencyKey]: key },
+      timeoutMs: this.callTimeoutMs,
+    });
     if (outcome.kind !== 'ok') {
-      this.commit({ event: { type: 'action.failed', operationId: undo.id, resultClass: toFailure(outcome, true).class, reason: outcome.message }, action: { ...record, status: 'failed' }, used: { toolCalls: 1, externalWrites: 1 } });
+      this.commit({
+        event: {
+          type: 'action.failed',
+          operationId: undo.id,
+          resultClass: toFailure(outcome, true).class,
+          reason: outcome.message,
+        },
+        action: { ...record, status: 'failed' },
+        used: { toolCalls: 1, externalWrites: 1 },
+      });
       return false;
     }
-    this.commit({ event: { type: 'action.confirmed', operationId: undo.id, actionId: record.id, idempotencyKey: key, resultClass: 'ok' }, action: { ...record, status: 'confirmed', result: outcome.result, attempts: 1 }, used: { toolCalls: 1, externalWrites: 1 } });
-    this.commit({ event: { type: 'action.compensated', operationId: op.id, actionId: original.id, reason: `undone by ${undo.id}` }, action: { ...original, status: 'compensated', updatedAt: this.clock.now() } });
+    this.commit({
+      event: {
+        type: 'action.confirmed',
+        operationId: undo.id,
+        actionId: record.id,
+        idempotencyKey: key,
+        resultClass: 'ok',
+      },
+      action: { ...record, status: 'confirmed', result: outcome.result, attempts: 1 },
+      used: { toolCalls: 1, externalWrites: 1 },
+    });
+    this.commit({
+      event: {
+        type: 'action.compensated',
+        operationId: op.id,
+        actionId: original.id,
+        reason: `undone by ${undo.id}`,
+      },
+      action: { ...original, status: 'compensated', updatedAt: this.clock.now() },
+    });
     return true;
   }
 
   private stop(to: 'failed' | 'blocked', reason: StopReason, detail: string): void {
-    this.commit({ to, event: { type: to === 'blocked' ? 'run.escalated' : 'run.failed', reason: detail, data: { stopReason: reason } }, stop: { reason, detail } });
+    this.commit({
+      to,
+      event: {
+        type: to === 'blocked' ? 'run.escalated' : 'run.failed',
+        reason: detail,
+        data: { stopReason: reason },
+      },
+      stop: { reason, detail },
+    });
   }
 
   // ── plumbing ──────────────────────────────────────────────────────────────
@@ -857,11 +1296,17 @@ export class ReferenceRuntime {
   private checkBlueprintTools(blueprint: Blueprint, contract: Contract): void {
     const issues: string[] = [];
     blueprint.operations.forEach((op, i) => {
-      if (!this.executor.hasTool(op.tool)) issues.push(`operations[${i}].tool: the world has no tool "${op.tool}"`);
-      if (!(op.tool in contract.authority.tools)) issues.push(`operations[${i}].tool: "${op.tool}" is not in the contract's authority`);
+      if (!this.executor.hasTool(op.tool))
+        issues.push(`operations[${i}].tool: the world has no tool "${op.tool}"`);
+      if (!(op.tool in contract.authority.tools))
+        issues.push(`operations[${i}].tool: "${op.tool}" is not in the contract's authority`);
     });
     if (issues.length > 0) {
-      throw new FaultlineError('invalid-input', `Invalid blueprint ${blueprint.id}: ${issues.join('; ')}`, { issues });
+      throw new FaultlineError(
+        'invalid-input',
+        `Invalid blueprint ${blueprint.id}: ${issues.join('; ')}`,
+        { issues },
+      );
     }
   }
 
@@ -899,10 +1344,16 @@ export class ReferenceRuntime {
     }
     if (change.plan) run.planVersion++;
     if (change.compensationOwed !== undefined) run.compensationOwed = change.compensationOwed;
-    if (change.used) for (const [k, v] of Object.entries(change.used)) run.used[k as keyof BudgetUse] += v;
+    if (change.used)
+      for (const [k, v] of Object.entries(change.used)) run.used[k as keyof BudgetUse] += v;
     if (change.action) {
       this.actions.set(change.action.operationId, change.action);
-      this.setView(change.action.operationId, change.action.tool, change.action.kind, change.action);
+      this.setView(
+        change.action.operationId,
+        change.action.tool,
+        change.action.kind,
+        change.action,
+      );
     }
     if (change.approval) this.approvals.set(change.approval.actionId, change.approval);
     if (change.evidence) {
@@ -917,8 +1368,18 @@ export class ReferenceRuntime {
     return this.run.state === 'executing' ? {} : { to: 'executing' };
   }
 
-  private gate(op: Operation, args: Record<string, unknown>, origin: ActionOrigin): ReturnType<typeof checkAction> {
-    const action: GateAction = { actionId: this.actionId(op.id), tool: op.tool, kind: op.kind, args, origin };
+  private gate(
+    op: Operation,
+    args: Record<string, unknown>,
+    origin: ActionOrigin,
+  ): ReturnType<typeof checkAction> {
+    const action: GateAction = {
+      actionId: this.actionId(op.id),
+      tool: op.tool,
+      kind: op.kind,
+      args,
+      origin,
+    };
     return checkAction({
       contract: this.contract,
       action,
@@ -931,7 +1392,12 @@ export class ReferenceRuntime {
 
   /** Call sites check `options.probe` first: an unarmed probe costs no await on the hot path. */
   private async probe(name: CrashProbe, op: Operation, attempt: number): Promise<void> {
-    await this.options.probe?.(name, { runId: this.runId, operationId: op.id, tool: op.tool, attempt });
+    await this.options.probe?.(name, {
+      runId: this.runId,
+      operationId: op.id,
+      tool: op.tool,
+      attempt,
+    });
   }
 
   private meta(operationId: string, _requestId: string): Record<string, string> {
@@ -967,11 +1433,19 @@ export class ReferenceRuntime {
 
   private mustAction(operationId: string): ActionRecord {
     const action = this.actions.get(operationId);
-    if (!action) throw new FaultlineError('not-found', `No action for ${operationId} in run ${this.runId}`);
+    if (!action)
+      throw new FaultlineError('not-found', `No action for ${operationId} in run ${this.runId}`);
     return action;
   }
 
-  private actionRecord(operationId: string, tool: string, kind: 'read' | 'write', args: Record<string, unknown>, status: ActionRecord['status'], origin: ActionOrigin): ActionRecord {
+  private actionRecord(
+    operationId: string,
+    tool: string,
+    kind: 'read' | 'write',
+    args: Record<string, unknown>,
+    status: ActionRecord['status'],
+    origin: ActionOrigin,
+  ): ActionRecord {
     const now = this.clock.now();
     const previous = this.actions.get(operationId);
     return {
@@ -994,9 +1468,24 @@ export class ReferenceRuntime {
     };
   }
 
-  private evidenceRecord(operationId: string, tool: string, requestId: string | null, content: unknown, trust: 'trusted' | 'untrusted'): EvidenceRecord {
+  private evidenceRecord(
+    operationId: string,
+    tool: string,
+    requestId: string | null,
+    content: unknown,
+    trust: 'trusted' | 'untrusted',
+  ): EvidenceRecord {
     // Named after the event that records it: unique even when a run starts over.
-    return { id: `${this.runId}:ev${this.run.lastSeq + 1}`, runId: this.runId, at: this.clock.now(), operationId, tool, requestId, trust, content };
+    return {
+      id: `${this.runId}:ev${this.run.lastSeq + 1}`,
+      runId: this.runId,
+      at: this.clock.now(),
+      operationId,
+      tool,
+      requestId,
+      trust,
+      content,
+    };
   }
 
   private operation(id: string): Operation | undefined {
@@ -1006,7 +1495,10 @@ export class ReferenceRuntime {
   /** The run's input and each operation's latest result, by operation id. */
   private scope(action?: ActionRecord): Readonly<Record<string, unknown>> {
     if (!action) return this.results;
-    return { ...this.results, action: { idempotency_key: action.idempotencyKey, args: action.args } };
+    return {
+      ...this.results,
+      action: { idempotency_key: action.idempotencyKey, args: action.args },
+    };
   }
 
   private rebuildResults(): void {
@@ -1015,10 +1507,16 @@ export class ReferenceRuntime {
     this.views = [];
     this.viewIndex.clear();
     for (const op of this.blueprint.operations) this.setView(op.id, op.tool, op.kind, undefined);
-    for (const action of this.actions.values()) this.setView(action.operationId, action.tool, action.kind, action);
+    for (const action of this.actions.values())
+      this.setView(action.operationId, action.tool, action.kind, action);
   }
 
-  private setView(id: string, tool: string, kind: 'read' | 'write', action: ActionRecord | undefined): void {
+  private setView(
+    id: string,
+    tool: string,
+    kind: 'read' | 'write',
+    action: ActionRecord | undefined,
+  ): void {
     const view: OperationView = { id, tool, kind, status: action?.status ?? 'pending' };
     if (action?.result !== undefined && action.result !== null) view.result = action.result;
     const at = this.viewIndex.get(id);
@@ -1051,15 +1549,23 @@ export class ReferenceRuntime {
   }
 
   private buildResumePacket(): ResumePacket {
-    const confirmed = [...this.actions.values()].filter((a) => a.status === 'confirmed' || a.status === 'reconciled');
-    const open = [...this.actions.values()].filter((a) => a.status === 'intended' || a.status === 'ambiguous');
+    const confirmed = [...this.actions.values()].filter(
+      (a) => a.status === 'confirmed' || a.status === 'reconciled',
+    );
+    const open = [...this.actions.values()].filter(
+      (a) => a.status === 'intended' || a.status === 'ambiguous',
+    );
     const pendingApprovals = [...this.approvals.values()].filter((a) => a.status === 'requested');
     const b = this.contract.budgets;
     const u = this.run.used;
     return {
       objective: this.contract.objective,
       state: this.run.state,
-      confirmedActions: confirmed.map((a) => ({ operationId: a.operationId, tool: a.tool, result: a.result })),
+      confirmedActions: confirmed.map((a) => ({
+        operationId: a.operationId,
+        tool: a.tool,
+        result: a.result,
+      })),
       openQuestions: [
         ...open.map((a) => `did ${a.operationId} (${a.tool}) take effect?`),
         ...pendingApprovals.map((a) => `approval ${a.id} is still pending`),
@@ -1073,7 +1579,9 @@ export class ReferenceRuntime {
           virtualTimeMs: b.virtualTimeMs - (this.clock.now() - this.run.createdAt),
         },
       },
-      eligibleNextActions: this.blueprint.operations.filter((o) => !DONE_STATUSES.has(this.actions.get(o.id)?.status ?? 'pending')).map((o) => o.id),
+      eligibleNextActions: this.blueprint.operations
+        .filter((o) => !DONE_STATUSES.has(this.actions.get(o.id)?.status ?? 'pending'))
+        .map((o) => o.id),
     };
   }
 
@@ -1090,7 +1598,12 @@ export class ReferenceRuntime {
     };
   }
 
-  private supervisorInput(failure: Failure, attempt: number, operationId: string, sideEffect: boolean): Parameters<typeof decide>[0] {
+  private supervisorInput(
+    failure: Failure,
+    attempt: number,
+    operationId: string,
+    sideEffect: boolean,
+  ): Parameters<typeof decide>[0] {
     return {
       failure,
       attempt,
@@ -1105,12 +1618,18 @@ export class ReferenceRuntime {
   }
 
   private outcome(): RunOutcome {
-    return { runId: this.runId, state: this.run.state, stopReason: this.run.stopReason, detail: this.run.stopDetail };
+    return {
+      runId: this.runId,
+      state: this.run.state,
+      stopReason: this.run.stopReason,
+      detail: this.run.stopDetail,
+    };
   }
 }
 
 function toFailure(outcome: Exclude<CallOutcome, { kind: 'ok' }>, write: boolean): Failure {
-  if (outcome.kind === 'no-reply') return { class: write ? 'ambiguous' : 'timeout', message: outcome.message };
+  if (outcome.kind === 'no-reply')
+    return { class: write ? 'ambiguous' : 'timeout', message: outcome.message };
   return outcome.retryAfterMs === undefined
     ? { class: outcome.class, message: outcome.message }
     : { class: outcome.class, message: outcome.message, retryAfterMs: outcome.retryAfterMs };

@@ -18,10 +18,9 @@ export const SAFEGUARDS = [
 export type Safeguard = (typeof SAFEGUARDS)[number];
 export type Safeguards = Readonly<Record<Safeguard, boolean>>;
 
-export const ALL_SAFEGUARDS_ON: Safeguards = Object.fromEntries(SAFEGUARDS.map((s) => [s, true])) as Record<
-  Safeguard,
-  boolean
->;
+export const ALL_SAFEGUARDS_ON: Safeguards = Object.fromEntries(
+  SAFEGUARDS.map((s) => [s, true]),
+) as Record<Safeguard, boolean>;
 
 export function withSafeguards(overrides: Partial<Safeguards> = {}): Safeguards {
   return { ...ALL_SAFEGUARDS_ON, ...overrides };

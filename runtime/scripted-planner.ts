@@ -61,7 +61,9 @@ export class ScriptedPlanner implements Planner {
     if (op.when && !evaluate(op.when, context.scope)) {
       return { kind: 'skip', operationId: op.id, reason: `condition does not hold for ${op.id}` };
     }
-    const args = Object.fromEntries(Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, context.scope)]));
+    const args = Object.fromEntries(
+      Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, context.scope)]),
+    );
     return { kind: 'act', operationId: op.id, tool: op.tool, args, origin: { kind: 'blueprint' } };
   }
 }

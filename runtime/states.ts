@@ -31,7 +31,16 @@ export const TRANSITIONS: Readonly<Record<WorkflowState, readonly WorkflowState[
   created: ['planned', 'failed', 'cancelled'],
   planned: ['ready', 'planned', 'completed', 'failed', 'cancelled'],
   ready: ['executing', 'planned', 'waiting', 'blocked', 'completed', 'failed', 'cancelled'],
-  executing: ['ready', 'waiting', 'retrying', 'blocked', 'planned', 'completed', 'failed', 'cancelled'],
+  executing: [
+    'ready',
+    'waiting',
+    'retrying',
+    'blocked',
+    'planned',
+    'completed',
+    'failed',
+    'cancelled',
+  ],
   waiting: ['ready', 'executing', 'blocked', 'failed', 'cancelled'],
   retrying: ['executing', 'waiting', 'blocked', 'failed', 'cancelled'],
   blocked: ['ready', 'planned', 'failed', 'cancelled'],
@@ -48,7 +57,10 @@ export function isLegalTransition(from: WorkflowState, to: WorkflowState): boole
 /** Throws `illegal-transition` unless `from → to` is in {@link TRANSITIONS}. */
 export function assertTransition(from: WorkflowState, to: WorkflowState): void {
   if (!isLegalTransition(from, to)) {
-    throw new FaultlineError('illegal-transition', `Illegal transition ${from} → ${to}`, { from, to });
+    throw new FaultlineError('illegal-transition', `Illegal transition ${from} → ${to}`, {
+      from,
+      to,
+    });
   }
 }
 

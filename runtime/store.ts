@@ -17,10 +17,21 @@ import type { StopReason } from './contract.js';
 
 type Row = Record<string, unknown>;
 
-export type NewRun = Omit<RunRecord, 'lastSeq' | 'updatedAt' | 'planVersion' | 'state' | 'stopReason' | 'stopDetail' | 'compensationOwed'>;
+export type NewRun = Omit<
+  RunRecord,
+  | 'lastSeq'
+  | 'updatedAt'
+  | 'planVersion'
+  | 'state'
+  | 'stopReason'
+  | 'stopDetail'
+  | 'compensationOwed'
+>;
 
 /** The event written with a change: everything but run id, sequence and states, which the store fills. */
-export type EventInput = Partial<Omit<EventRecord, 'runId' | 'seq' | 'fromState' | 'toState' | 'at' | 'budgetDelta'>> & {
+export type EventInput = Partial<
+  Omit<EventRecord, 'runId' | 'seq' | 'fromState' | 'toState' | 'at' | 'budgetDelta'>
+> & {
   type: string;
 };
 
@@ -43,8 +54,10 @@ export interface Change {
   compensationOwed?: boolean;
 }
 
-const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
-const parse = <T>(v: unknown, fallback: T): T => (typeof v === 'string' ? (JSON.parse(v) as T) : fallback);
+const json = (v: unknown): string | null =>
+  v === undefined || v === null ? null : JSON.stringify(v);
+const parse = <T>(v: unknown, fallback: T): T =>
+  typeof v === 'string' ? (JSON.parse(v) as T) : fallback;
 
 /**
  * The runtime's durable store on SQLite (WAL). Every method that changes anything is one
@@ -65,8 +78,13 @@ export class RunStore {
   private readonly stmts;
   private readonly reads;
 
-  private constructor(private readonly db: Database.Database, readonly path: string) {
-    this.commitTx = db.transaction((runId: string, change: Change) => this.applyChange(runId, change));
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+  ) {
+    this.commitTx = db.transaction((runId: string, change: Change) =>
+      this.applyChange(runId, change),
+    );
     this.stmts = {
       runState: db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
       lastSeq: db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
@@ -83,7 +101,9 @@ export class RunStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       recordsOf: (column: string) =>
-        db.prepare(`SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`),
+        db.prepare(
+          `SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`,
+        ),
     };
     this.reads = {
       action: this.stmts.recordsOf('action_json'),
@@ -144,10 +164,17 @@ export class RunStore {
           JSON.stringify(run.input),
           run.createdAt,
         );
-      this.db
-        .prepare(`INSERT INTO run_state (run_id, state) VALUES (?, 'created')`)
-        .run(run.id);
-      this.stmts.insertEvent.run(run.id, 1, run.createdAt, event.type, null, 'created', event.reason ?? null, ...Array<null>(16).fill(null));
+      this.db.prepare(`INSERT INTO run_state (run_id, state) VALUES (?, 'created')`).run(run.id);
+      this.stmts.insertEvent.run(
+        run.id,
+        1,
+        run.createdAt,
+        event.type,
+        null,
+        'created',
+        event.reason ?? null,
+        ...Array<null>(16).fill(null),
+      );
     })();
   }
 
@@ -168,9 +195,15 @@ export class RunStore {
   private head(runId: string): Head {
     const cached = this.heads.get(runId);
     if (cached) return cached;
-    const row = this.stmts.runState.get(runId) as { state: WorkflowState; plan_version: number } | undefined;
-    if (row === undefined) throw new FaultlineError('not-found', `No run "${runId}" in ${this.path}`, { runId });
-    return { state: row.state, seq: this.stmts.lastSeq.get(runId) as number, planVersion: row.plan_version };
+    const row = this.stmts.runState.get(runId) as
+      { state: WorkflowState; plan_version: number } | undefined;
+    if (row === undefined)
+      throw new FaultlineError('not-found', `No run "${runId}" in ${this.path}`, { runId });
+    return {
+      state: row.state,
+      seq: this.stmts.lastSeq.get(runId) as number,
+      planVersion: row.plan_version,
+    };
   }
 
   private readonly commitTx: (runId: string, change: Change) => Head;
@@ -182,11 +215,20 @@ export class RunStore {
     if (change.to !== undefined) assertTransition(from, change.to);
     for (const record of [change.action, change.approval, ...(change.evidence ?? [])]) {
       if (record && record.runId !== runId) {
-        throw new FaultlineError('invalid-input', `A record of run "${record.runId}" cannot be committed to run "${runId}"`, { runId });
+        throw new FaultlineError(
+          'invalid-input',
+          `A record of run "${record.runId}" cannot be committed to run "${runId}"`,
+          { runId },
+        );
       }
     }
     const seq = head.seq + 1;
-    if (change.to !== undefined || change.stop || change.plan || change.compensationOwed !== undefined) {
+    if (
+      change.to !== undefined ||
+      change.stop ||
+      change.plan ||
+      change.compensationOwed !== undefined
+    ) {
       this.stmts.updateRun.run(
         to,
         change.stop?.reason ?? null,
@@ -220,8 +262,20 @@ export class RunStore {
       json(change.action),
       change.evidence?.length ? JSON.stringify(change.evidence) : null,
       json(change.approval),
-      change.checkpoint ? JSON.stringify({ boundary: change.checkpoint.boundary, state: to, data: change.checkpoint.data }) : null,
-      change.plan ? JSON.stringify({ version: head.planVersion + 1, reason: change.plan.reason, operations: change.plan.operations }) : null,
+      change.checkpoint
+        ? JSON.stringify({
+            boundary: change.checkpoint.boundary,
+            state: to,
+            data: change.checkpoint.data,
+          })
+        : null,
+      change.plan
+        ? JSON.stringify({
+            version: head.planVersion + 1,
+            reason: change.plan.reason,
+            operations: change.plan.operations,
+          })
+        : null,
     );
     return { state: to, seq, planVersion: head.planVersion + (change.plan ? 1 : 0) };
   }
@@ -232,11 +286,15 @@ export class RunStore {
   }
 
   listRuns(): RunRecord[] {
-    return (this.db.prepare(`${RUN_SELECT} ORDER BY runs.created_at, runs.id`).all() as Row[]).map(toRun);
+    return (this.db.prepare(`${RUN_SELECT} ORDER BY runs.created_at, runs.id`).all() as Row[]).map(
+      toRun,
+    );
   }
 
   events(runId: string): EventRecord[] {
-    return (this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq').all(runId) as Row[]).map((r) => ({
+    return (
+      this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq').all(runId) as Row[]
+    ).map((r) => ({
       runId: r.run_id as string,
       seq: r.seq as number,
       at: r.at as number,
@@ -271,20 +329,26 @@ export class RunStore {
       const a = JSON.parse(r.record) as ActionRecord;
       if (!firstSeen.has(a.operationId)) firstSeen.set(a.operationId, r.seq);
     }
-    return [...latest.values()].sort((a, b) => (firstSeen.get(a.operationId) ?? 0) - (firstSeen.get(b.operationId) ?? 0));
+    return [...latest.values()].sort(
+      (a, b) => (firstSeen.get(a.operationId) ?? 0) - (firstSeen.get(b.operationId) ?? 0),
+    );
   }
 
   /** The latest version of one action, by its id. */
   action(actionId: string): ActionRecord | undefined {
     const row = this.db
-      .prepare(`SELECT action_json FROM events WHERE json_extract(action_json, '$.id') = ? ORDER BY seq DESC LIMIT 1`)
+      .prepare(
+        `SELECT action_json FROM events WHERE json_extract(action_json, '$.id') = ? ORDER BY seq DESC LIMIT 1`,
+      )
       .pluck()
       .get(actionId) as string | undefined;
     return row === undefined ? undefined : (JSON.parse(row) as ActionRecord);
   }
 
   evidence(runId: string): EvidenceRecord[] {
-    return (this.reads.evidence.all(runId) as RecordRow[]).flatMap((r) => JSON.parse(r.record) as EvidenceRecord[]);
+    return (this.reads.evidence.all(runId) as RecordRow[]).flatMap(
+      (r) => JSON.parse(r.record) as EvidenceRecord[],
+    );
   }
 
   /** The latest version of each approval, in the order they were requested. */
@@ -306,7 +370,11 @@ export class RunStore {
 
   checkpoints(runId: string): CheckpointRecord[] {
     return (this.reads.checkpoint.all(runId) as RecordRow[]).map((r) => {
-      const c = JSON.parse(r.record) as { boundary: CheckpointBoundary; state: WorkflowState; data: Record<string, unknown> };
+      const c = JSON.parse(r.record) as {
+        boundary: CheckpointBoundary;
+        state: WorkflowState;
+        data: Record<string, unknown>;
+      };
       return { runId, seq: r.seq, at: r.at, boundary: c.boundary, state: c.state, data: c.data };
     });
   }
@@ -383,4 +451,3 @@ function toRun(r: Row): RunRecord {
     updatedAt: r.updated_at as number,
   };
 }
-

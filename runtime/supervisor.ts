@@ -38,7 +38,11 @@ export type SupervisorDecision =
 export const RETRY_CEILING = 1_000;
 
 /** Capped exponential backoff with deterministic jitter in [50%, 100%] of the step. */
-export function backoffDelay(attempt: number, backoff: { baseMs: number; capMs: number }, seed: string): number {
+export function backoffDelay(
+  attempt: number,
+  backoff: { baseMs: number; capMs: number },
+  seed: string,
+): number {
   const step = Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.max(0, attempt - 1));
   const unit = createHash('sha256').update(seed).digest().readUInt32BE(0) / 0x1_0000_0000;
   return Math.round(step * (0.5 + unit / 2));
@@ -57,11 +61,17 @@ export function decide(input: SupervisorInput): SupervisorDecision {
     return { kind: 'stop', stop: stopReasonFor(cls), reason: `stop condition: ${cls}` };
   }
   const outOfRetries =
-    input.retriesUsed >= RETRY_CEILING || (safeguards.budgets && input.retriesUsed >= input.retryBudget);
+    input.retriesUsed >= RETRY_CEILING ||
+    (safeguards.budgets && input.retriesUsed >= input.retryBudget);
 
   if (!safeguards['class-retry']) {
     // Without classification every failure looks transient: retry at once.
-    if (outOfRetries) return { kind: 'stop', stop: 'budget-exhausted', reason: `retry budget used up after ${cls}` };
+    if (outOfRetries)
+      return {
+        kind: 'stop',
+        stop: 'budget-exhausted',
+        reason: `retry budget used up after ${cls}`,
+      };
     return { kind: 'retry', delayMs: 0, reason: `${cls}: retrying (unclassified)` };
   }
 
@@ -70,32 +80,66 @@ export function decide(input: SupervisorInput): SupervisorDecision {
     case 'unavailable':
     case 'timeout':
     case 'malformed_reply':
-      if (outOfRetries) return { kind: 'stop', stop: 'budget-exhausted', reason: `retry budget used up after ${cls}: ${failure.message}` };
+      if (outOfRetries)
+        return {
+          kind: 'stop',
+          stop: 'budget-exhausted',
+          reason: `retry budget used up after ${cls}: ${failure.message}`,
+        };
       return {
         kind: 'retry',
         delayMs: backoffDelay(input.attempt, input.backoff, `${input.jitterSeed}#${input.attempt}`),
         reason: `${cls}: backing off`,
       };
     case 'rate_limited':
-      if (outOfRetries) return { kind: 'stop', stop: 'budget-exhausted', reason: `retry budget used up while rate-limited` };
-      return { kind: 'wait', delayMs: failure.retryAfterMs ?? input.backoff.baseMs, reason: 'rate-limited: waiting out retry-after' };
+      if (outOfRetries)
+        return {
+          kind: 'stop',
+          stop: 'budget-exhausted',
+          reason: `retry budget used up while rate-limited`,
+        };
+      return {
+        kind: 'wait',
+        delayMs: failure.retryAfterMs ?? input.backoff.baseMs,
+        reason: 'rate-limited: waiting out retry-after',
+      };
     case 'unauthenticated':
     case 'forbidden':
       if (!safeguards['revocation-stop']) {
-        if (outOfRetries) return { kind: 'stop', stop: 'budget-exhausted', reason: `retry budget used up after ${cls}` };
+        if (outOfRetries)
+          return {
+            kind: 'stop',
+            stop: 'budget-exhausted',
+            reason: `retry budget used up after ${cls}`,
+          };
         return {
           kind: 'retry',
-          delayMs: backoffDelay(input.attempt, input.backoff, `${input.jitterSeed}#${input.attempt}`),
+          delayMs: backoffDelay(
+            input.attempt,
+            input.backoff,
+            `${input.jitterSeed}#${input.attempt}`,
+          ),
           reason: `${cls}: retrying`,
         };
       }
       return { kind: 'escalate', stop: 'permission-lost', reason: `${cls}: ${failure.message}` };
     case 'invalid_output':
-      if (input.sideEffectPossible) return { kind: 'escalate', stop: 'invalid-output', reason: 'invalid output after a side effect' };
-      if (outOfRetries) return { kind: 'stop', stop: 'invalid-output', reason: 'planner kept returning invalid output' };
+      if (input.sideEffectPossible)
+        return {
+          kind: 'escalate',
+          stop: 'invalid-output',
+          reason: 'invalid output after a side effect',
+        };
+      if (outOfRetries)
+        return {
+          kind: 'stop',
+          stop: 'invalid-output',
+          reason: 'planner kept returning invalid output',
+        };
       return { kind: 'regenerate', reason: `invalid structured output: ${failure.message}` };
     case 'precondition_failed':
-      if (outOfRetries) return { kind: 'stop', stop: 'precondition-unsatisfiable', reason: failure.message };
+      if (outOfRetries)
+        return { kind: 'stop', stop: 'precondition-unsatisfiable', reason: failure.message };
       return { kind: 'replan', reason: `precondition failed: ${failure.message}` };
     case 'ambiguous':
       return { kind: 'reconcile', reason: failure.message };

@@ -21,8 +21,10 @@ type Issue = z.core.$ZodIssue;
 function explain(issue: Issue, prefix: readonly PropertyKey[]): string[] {
   const path = [...prefix, ...issue.path];
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    const depth = (branch: readonly Issue[]): number => Math.max(...branch.map((i) => i.path.length));
-    const best = [...issue.errors].sort((a, b) => depth(b) - depth(a) || a.length - b.length)[0] ?? [];
+    const depth = (branch: readonly Issue[]): number =>
+      Math.max(...branch.map((i) => i.path.length));
+    const best =
+      [...issue.errors].sort((a, b) => depth(b) - depth(a) || a.length - b.length)[0] ?? [];
     const lines = best.flatMap((i) => explain(i, path));
     if (lines.length > 0) return lines;
   }
@@ -42,7 +44,11 @@ export function formatIssues(error: z.ZodError): string[] {
  * const contract = parseInput(contractSchema, json, 'contract refunds.json');
  * ```
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, source: string): z.infer<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  source: string,
+): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw new InvalidInputError(source, formatIssues(result.error));
   return result.data;

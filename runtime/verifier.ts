@@ -3,7 +3,10 @@ import type { Contract } from './contract.js';
 import { describePredicate, evaluate, resolveValue, type Scope } from './predicate.js';
 
 /** Reads one tool fresh and returns its result, or a failure message. */
-export type FreshRead = (tool: string, args: Record<string, unknown>) => Promise<{ ok: true; result: unknown } | { ok: false; message: string }>;
+export type FreshRead = (
+  tool: string,
+  args: Record<string, unknown>,
+) => Promise<{ ok: true; result: unknown } | { ok: false; message: string }>;
 
 export interface Verdict {
   ok: boolean;
@@ -11,10 +14,16 @@ export interface Verdict {
 }
 
 /** Runs each check's read fresh and evaluates its predicate over the scope plus `fresh`. */
-export async function verifyChecks(checks: readonly Check[], scope: Scope, read: FreshRead): Promise<Verdict> {
+export async function verifyChecks(
+  checks: readonly Check[],
+  scope: Scope,
+  read: FreshRead,
+): Promise<Verdict> {
   const failures: string[] = [];
   for (const check of checks) {
-    const args = Object.fromEntries(Object.entries(check.read.args).map(([k, v]) => [k, resolveValue(v, scope)]));
+    const args = Object.fromEntries(
+      Object.entries(check.read.args).map(([k, v]) => [k, resolveValue(v, scope)]),
+    );
     const fresh = await read(check.read.tool, args);
     if (!fresh.ok) {
       failures.push(`${check.description}: could not read ${check.read.tool} (${fresh.message})`);
@@ -40,10 +49,12 @@ export async function verifyCompletion(
 ): Promise<Verdict> {
   const failures: string[] = [];
   for (const e of contract.evidenceRequired) {
-    if (!gatheredFrom.has(e.operation)) failures.push(`evidence ${e.id} (${e.description}) was not gathered`);
+    if (!gatheredFrom.has(e.operation))
+      failures.push(`evidence ${e.id} (${e.description}) was not gathered`);
   }
   for (const inv of contract.invariants) {
-    if (!evaluate(inv.holds, scope)) failures.push(`invariant ${inv.id} does not hold: ${inv.description}`);
+    if (!evaluate(inv.holds, scope))
+      failures.push(`invariant ${inv.id} does not hold: ${inv.description}`);
   }
   const checks = await verifyChecks(completion, scope, read);
   failures.push(...checks.failures);

@@ -37,7 +37,13 @@ export interface WorkingContext {
   planVersion: number;
   operations: readonly OperationView[];
   /** Retrieved content, labelled with provenance; untrusted content is data, never instruction. */
-  evidence: readonly { id: string; operationId: string | null; tool: string; trust: 'trusted' | 'untrusted'; content: unknown }[];
+  evidence: readonly {
+    id: string;
+    operationId: string | null;
+    tool: string;
+    trust: 'trusted' | 'untrusted';
+    content: unknown;
+  }[];
   /** Operation results by id (the latest evidence of each), and the run's input as `input`. */
   scope: Readonly<Record<string, unknown>>;
   lastFailure?: { operationId: string; class: string; message: string };

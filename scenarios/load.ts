@@ -27,19 +27,35 @@ export async function loadScenarioFile(path: string): Promise<Scenario[]> {
     try {
       parsed = JSON.parse(await readFile(file, 'utf8'));
     } catch (error) {
-      throw new InvalidInputError(`scenario file ${path}`, [error instanceof Error ? error.message : String(error)], { cause: error });
+      throw new InvalidInputError(
+        `scenario file ${path}`,
+        [error instanceof Error ? error.message : String(error)],
+        { cause: error },
+      );
     }
-    candidates = (Array.isArray(parsed) ? parsed : [parsed]).map((v, i) => [Array.isArray(parsed) ? `[${i}]` : '(file)', v]);
+    candidates = (Array.isArray(parsed) ? parsed : [parsed]).map((v, i) => [
+      Array.isArray(parsed) ? `[${i}]` : '(file)',
+      v,
+    ]);
   } else {
     let module: Record<string, unknown>;
     try {
       module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof InvalidInputError) throw error;
-      throw new InvalidInputError(`scenario file ${path}`, [error instanceof Error ? error.message : String(error)], { cause: error });
+      throw new InvalidInputError(
+        `scenario file ${path}`,
+        [error instanceof Error ? error.message : String(error)],
+        { cause: error },
+      );
     }
     candidates = Object.entries(module).filter(([, v]) => looksLikeScenario(v));
   }
-  if (candidates.length === 0) throw new InvalidInputError(`scenario file ${path}`, ['exports no scenario (an object with an id and a blueprint)']);
-  return candidates.map(([name, value]) => parseInput(scenarioSchema, value, `scenario file ${path} (${name})`));
+  if (candidates.length === 0)
+    throw new InvalidInputError(`scenario file ${path}`, [
+      'exports no scenario (an object with an id and a blueprint)',
+    ]);
+  return candidates.map(([name, value]) =>
+    parseInput(scenarioSchema, value, `scenario file ${path} (${name})`),
+  );
 }

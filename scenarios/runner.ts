@@ -61,14 +61,19 @@ export function scopeFromContract(contract: Contract): Scope {
  * scene, serves the tools over MCP, runs to a terminal (or blocked) state on a virtual clock,
  * and checks the expected outcome against the world itself — never the agent's account.
  */
-export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<ScenarioRunResult> {
+export async function runScenario(
+  scenario: Scenario,
+  options: RunScenarioOptions,
+): Promise<ScenarioRunResult> {
   const started = performance.now();
   const seed = options.seed ?? scenario.world.seed;
   const runId = `${scenario.id}#${seed}`;
   const clock = new VirtualClock();
   const factory = WORLDS[scenario.world.name];
   if (!factory) {
-    throw new InvalidInputError(`scenario ${scenario.id}`, [`world.name: unknown world "${scenario.world.name}" (known: ${Object.keys(WORLDS).join(', ')})`]);
+    throw new InvalidInputError(`scenario ${scenario.id}`, [
+      `world.name: unknown world "${scenario.world.name}" (known: ${Object.keys(WORLDS).join(', ')})`,
+    ]);
   }
   const world = factory.create({ ...scenario.world.options, seed, clock });
   setUpWorld(world, scenario);
@@ -81,7 +86,11 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const connection = await connectWorld(world);
   const store = RunStore.open(storePath);
   try {
-    const credential = world.credentials.issue(runId, scopeFromContract(scenario.contract), scenario.contract.budgets.virtualTimeMs * 2);
+    const credential = world.credentials.issue(
+      runId,
+      scopeFromContract(scenario.contract),
+      scenario.contract.budgets.virtualTimeMs * 2,
+    );
     const runtime = new ReferenceRuntime({
       store,
       client: connection.client,
@@ -90,7 +99,12 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       operator: new ScriptedOperator(scenario.operator, world, clock),
       ...(options.safeguards ? { safeguards: options.safeguards } : {}),
     });
-    const outcome = await runtime.start({ runId, contract: scenario.contract, blueprint: scenario.blueprint, input: scenario.input });
+    const outcome = await runtime.start({
+      runId,
+      contract: scenario.contract,
+      blueprint: scenario.blueprint,
+      input: scenario.input,
+    });
     const effects = world.ledger.entries().filter((e) => e.runId === runId);
     const mismatches = checkExpected(scenario, outcome, world, effects);
     return {
@@ -101,7 +115,11 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       state: outcome.state,
       stopReason: outcome.stopReason,
       detail: outcome.detail,
-      writesConfirmed: store.actions(runId).filter((a) => a.kind === 'write' && (a.status === 'confirmed' || a.status === 'reconciled')).length,
+      writesConfirmed: store
+        .actions(runId)
+        .filter(
+          (a) => a.kind === 'write' && (a.status === 'confirmed' || a.status === 'reconciled'),
+        ).length,
       effects: effects.length,
       virtualMs: clock.now(),
       wallMs: performance.now() - started,
@@ -118,14 +136,29 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
 function setUpWorld(world: World<unknown>, scenario: Scenario): void {
   if (scenario.world.setup.length === 0) return;
   const tools = world.tools().map((t) => t.name);
-  const credential = world.credentials.issue('setup', { tools, resources: {} }, Number.MAX_SAFE_INTEGER);
+  const credential = world.credentials.issue(
+    'setup',
+    { tools, resources: {} },
+    Number.MAX_SAFE_INTEGER,
+  );
   scenario.world.setup.forEach((call, i) => {
     try {
       // Setup arguments may read the seeded world (`{ $ref: 'world.orders.4.total_cents' }`).
-      const args = Object.fromEntries(Object.entries(call.args).map(([k, v]) => [k, resolveValue(v as ValueExpr, { world: world.snapshot() })]));
+      const args = Object.fromEntries(
+        Object.entries(call.args).map(([k, v]) => [
+          k,
+          resolveValue(v as ValueExpr, { world: world.snapshot() }),
+        ]),
+      );
       world.callTool(call.tool, args, { [META.credential]: credential.token }, `setup-${i + 1}`);
     } catch (error) {
-      throw new InvalidInputError(`scenario ${scenario.id}`, [`world.setup[${i}] (${call.tool}) failed: ${error instanceof Error ? error.message : String(error)}`], { cause: error });
+      throw new InvalidInputError(
+        `scenario ${scenario.id}`,
+        [
+          `world.setup[${i}] (${call.tool}) failed: ${error instanceof Error ? error.message : String(error)}`,
+        ],
+        { cause: error },
+      );
     }
   });
   void credential.revoke?.();
@@ -139,9 +172,12 @@ function checkExpected(
 ): string[] {
   const mismatches: string[] = [];
   const expected = scenario.expected;
-  if (outcome.state !== expected.state) mismatches.push(`state: expected ${expected.state}, got ${outcome.state}`);
+  if (outcome.state !== expected.state)
+    mismatches.push(`state: expected ${expected.state}, got ${outcome.state}`);
   if (expected.stopReason && outcome.stopReason !== expected.stopReason) {
-    mismatches.push(`stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`);
+    mismatches.push(
+      `stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`,
+    );
   }
   if (!evaluate(expected.world, { world: world.snapshot(), effects })) {
     mismatches.push(`world: expected ${describePredicate(expected.world)}`);

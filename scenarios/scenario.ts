@@ -22,7 +22,9 @@ const approvalAnswerSchema = z.strictObject({
 });
 
 export const scenarioSchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9-]+\/[a-z0-9-]+$/, 'world/name in lowercase letters, digits and dashes'),
+  id: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9-]+$/, 'world/name in lowercase letters, digits and dashes'),
   title: z.string().min(1),
   workflowClass: z.string().min(1),
   tier: z.enum(CONSEQUENCE_TIERS),
@@ -35,9 +37,18 @@ export const scenarioSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()).default({}),
   contract: contractSchema,
   blueprint: blueprintSchema,
-  operator: z.strictObject({ approvals: approvalAnswerSchema.default({ decision: 'grant', afterMs: 0, approver: 'ops-lead', reason: 'not approved' }) }).default({
-    approvals: { decision: 'grant', afterMs: 0, approver: 'ops-lead', reason: 'not approved' },
-  }),
+  operator: z
+    .strictObject({
+      approvals: approvalAnswerSchema.default({
+        decision: 'grant',
+        afterMs: 0,
+        approver: 'ops-lead',
+        reason: 'not approved',
+      }),
+    })
+    .default({
+      approvals: { decision: 'grant', afterMs: 0, approver: 'ops-lead', reason: 'not approved' },
+    }),
   /**
    * The outcome that counts: the run's final state, the stop reason where success is
    * impossible or forbidden, and a predicate over the final world (`world`: its state;
@@ -64,5 +75,9 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
  * ```
  */
 export function defineScenario(input: ScenarioInput, source = 'scenario'): Scenario {
-  return parseInput(scenarioSchema, input, `${source}${typeof input.id === 'string' ? ` ${input.id}` : ''}`);
+  return parseInput(
+    scenarioSchema,
+    input,
+    `${source}${typeof input.id === 'string' ? ` ${input.id}` : ''}`,
+  );
 }

@@ -1,5 +1,10 @@
 import type { Clock } from '../runtime/clock.js';
-import type { ApprovalDecision, ApprovalRequest, Operator, OperatorCommand } from '../runtime/operator.js';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Operator,
+  OperatorCommand,
+} from '../runtime/operator.js';
 import type { Scenario } from './scenario.js';
 import type { World } from './world/world.js';
 
@@ -22,12 +27,27 @@ export class ScriptedOperator implements Operator {
     if (answer.afterMs > 0) await this.clock.sleep(answer.afterMs);
     const at = this.clock.now();
     if (answer.decision === 'deny') {
-      this.log.push({ at, kind: 'approval.denied', detail: `${request.tool} ${request.operationId}: ${answer.reason}` });
+      this.log.push({
+        at,
+        kind: 'approval.denied',
+        detail: `${request.tool} ${request.operationId}: ${answer.reason}`,
+      });
       return { decision: 'denied', approver: answer.approver, reason: answer.reason, at };
     }
-    const identity = this.world.approvalIdentity(request.tool, request.args) ?? `${request.tool}:${request.actionId}`;
-    const { token } = this.world.approvals.grant({ runId: request.runId, tool: request.tool, identity, approver: answer.approver });
-    this.log.push({ at, kind: 'approval.granted', detail: `${request.tool} ${request.operationId} by ${answer.approver}` });
+    const identity =
+      this.world.approvalIdentity(request.tool, request.args) ??
+      `${request.tool}:${request.actionId}`;
+    const { token } = this.world.approvals.grant({
+      runId: request.runId,
+      tool: request.tool,
+      identity,
+      approver: answer.approver,
+    });
+    this.log.push({
+      at,
+      kind: 'approval.granted',
+      detail: `${request.tool} ${request.operationId} by ${answer.approver}`,
+    });
     return { decision: 'granted', approver: answer.approver, token, at };
   }
 

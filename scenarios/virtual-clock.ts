@@ -70,7 +70,13 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(ms: number, fire: () => void): () => void {
-    const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, resolve: fire, reject: () => undefined, cleanup: () => undefined };
+    const timer: Timer = {
+      at: this.current + Math.max(0, ms),
+      seq: this.seq++,
+      resolve: fire,
+      reject: () => undefined,
+      cleanup: () => undefined,
+    };
     this.timers.push(timer);
     this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
     this.schedule();

@@ -42,22 +42,30 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   }
   let seed: number | undefined;
   if (values.seed !== undefined) {
-    if (!/^\d+$/.test(values.seed)) throw new UsageError(`--seed must be a whole number ≥ 0 (got "${values.seed}")`);
+    if (!/^\d+$/.test(values.seed))
+      throw new UsageError(`--seed must be a whole number ≥ 0 (got "${values.seed}")`);
     seed = Number(values.seed);
   }
   const loaded = [...BUILT_IN_SCENARIOS];
   for (const file of values.scenarios ?? []) loaded.push(...(await loadScenarioFile(file)));
   const scenarios = loaded.filter((s) => matchesAny(s.id, positionals));
   if (scenarios.length === 0) {
-    throw new UsageError(`no scenario matches ${positionals.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`);
+    throw new UsageError(
+      `no scenario matches ${positionals.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,
+    );
   }
 
   const results: ScenarioRunResult[] = [];
   const started = performance.now();
   for (const [i, scenario] of scenarios.entries()) {
-    const result = await runScenario(scenario, { outDir: values.out, ...(seed === undefined ? {} : { seed }) });
+    const result = await runScenario(scenario, {
+      outDir: values.out,
+      ...(seed === undefined ? {} : { seed }),
+    });
     results.push(result);
-    io.progress(`[${i + 1}/${scenarios.length}] ${result.asExpected ? 'ok  ' : 'FAIL'} ${scenario.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`);
+    io.progress(
+      `[${i + 1}/${scenarios.length}] ${result.asExpected ? 'ok  ' : 'FAIL'} ${scenario.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`,
+    );
   }
   io.progressDone();
   io.out(renderRunTable(results, { color: io.color }));

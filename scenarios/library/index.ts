@@ -6,4 +6,10 @@ import { partialRefund } from './refunds/partial-refund.js';
 import { supervisedRefund } from './refunds/supervised-refund.js';
 
 /** The built-in suite, in the order `faultline run` runs it. */
-export const BUILT_IN_SCENARIOS: readonly Scenario[] = [fullRefund, partialRefund, alreadyRefunded, supervisedRefund, approvalDenied];
+export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
+  fullRefund,
+  partialRefund,
+  alreadyRefunded,
+  supervisedRefund,
+  approvalDenied,
+];

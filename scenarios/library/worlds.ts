@@ -10,7 +10,8 @@ export interface WorldFactory {
 /** Worlds by the name scenarios use. */
 export const WORLDS: Readonly<Record<string, WorldFactory>> = {
   refunds: {
-    description: 'Support desk payments: orders, refunds with idempotency keys and approvals, customer messages without keys.',
+    description:
+      'Support desk payments: orders, refunds with idempotency keys and approvals, customer messages without keys.',
     create: (options) => new RefundsWorld(options),
   },
 };

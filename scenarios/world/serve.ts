@@ -99,7 +99,9 @@ export async function connectWorld(
 ): Promise<WorldConnection> {
   const server = createWorldServer(world);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport);
+  await server.connect(
+    options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport,
+  );
   const client = new Client({ name: 'faultline-agent', version: '0.1.0' });
   await client.connect(clientTransport);
   return {

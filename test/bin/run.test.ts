@@ -148,8 +148,15 @@ describe('faultline run when a run does not end as expected', () => {
   it('exits 1, marks the run UNEXPECTED and says what differed and how to replay it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
     const file = join(dir, 'wrong-expectation.json');
-    const scenario = { ...structuredClone(partialRefund), id: 'mine/wrong-expectation' } as Record<string, unknown>;
-    scenario.expected = { state: 'failed', stopReason: 'approval-denied', world: { path: 'effects.length', op: 'eq', value: 0 } };
+    const scenario = { ...structuredClone(partialRefund), id: 'mine/wrong-expectation' } as Record<
+      string,
+      unknown
+    >;
+    scenario.expected = {
+      state: 'failed',
+      stopReason: 'approval-denied',
+      world: { path: 'effects.length', op: 'eq', value: 0 },
+    };
     writeFileSync(file, JSON.stringify(scenario));
 
     const ran = faultline('run', 'mine/*', '--scenarios', file, '--seed', '3');
@@ -168,7 +175,10 @@ describe('faultline run when a run does not end as expected', () => {
   it('refuses a scenario file with a mistake, naming the file and field, and runs nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
     const file = join(dir, 'broken.json');
-    writeFileSync(file, JSON.stringify({ ...structuredClone(partialRefund), id: 'mine/broken', tier: 'urgent' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...structuredClone(partialRefund), id: 'mine/broken', tier: 'urgent' }),
+    );
 
     const ran = faultline('run', '--scenarios', file);
 

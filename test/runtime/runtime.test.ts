@@ -8,14 +8,25 @@ import { META } from '../../runtime/protocol.js';
 import { RunStore } from '../../runtime/store.js';
 import { ScriptedPlanner } from '../../runtime/scripted-planner.js';
 import { parseBlueprint } from '../../runtime/blueprint.js';
-import { freezeAt, ORDER, refundBlueprint, refundContract, refundHarness } from '../support/refund-harness.js';
+import {
+  freezeAt,
+  ORDER,
+  refundBlueprint,
+  refundContract,
+  refundHarness,
+} from '../support/refund-harness.js';
 
 /** A typed error result, as a world (or the fault layer standing in for it) sends one. */
 function errorResult(cls: string, message: string, retryAfterMs?: number): Record<string, unknown> {
   return {
     isError: true,
     content: [{ type: 'text', text: message }],
-    _meta: { [META.error]: retryAfterMs === undefined ? { class: cls, message } : { class: cls, message, retryAfterMs } },
+    _meta: {
+      [META.error]:
+        retryAfterMs === undefined
+          ? { class: cls, message }
+          : { class: cls, message, retryAfterMs },
+    },
   };
 }
 
@@ -30,7 +41,14 @@ describe('resume after the store closes mid-run', () => {
     const first = await h.connect();
     const store1 = RunStore.open(h.storePath);
     const crash = freezeAt('after-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler }).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(false) });
+    void h
+      .runtime(first, store1, { probe: crash.handler })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(false),
+      });
     await crash.reached;
     // In-process crash: the instance is abandoned, its store handle and connection closed.
     store1.close();
@@ -42,12 +60,17 @@ describe('resume after the store closes mid-run', () => {
 
     expect(outcome.state).toBe('completed');
     expect(h.refunds()).toHaveLength(1);
-    const refundKeys = h.calls().filter((c) => c.tool === 'issue_refund').map((c) => c.idempotencyKey);
+    const refundKeys = h
+      .calls()
+      .filter((c) => c.tool === 'issue_refund')
+      .map((c) => c.idempotencyKey);
     expect(refundKeys).toHaveLength(1);
     const resumedCalls = h.wire[1]!.calls;
     expect(resumedCalls.some((c) => c.tool === 'issue_refund')).toBe(false);
     expect(resumedCalls.some((c) => c.tool === 'send_customer_message')).toBe(true);
-    expect(h.world.ledger.entries().filter((e) => e.tool === 'send_customer_message')).toHaveLength(1);
+    expect(h.world.ledger.entries().filter((e) => e.tool === 'send_customer_message')).toHaveLength(
+      1,
+    );
     expect(store2.events('run-1').some((e) => e.type === 'run.resumed')).toBe(true);
     store2.close();
     await second.close();
@@ -59,7 +82,14 @@ describe('resume after the store closes mid-run', () => {
     const store1 = RunStore.open(h.storePath);
     // The write reaches the world; the runtime dies before it saves the result.
     const crash = freezeAt('before-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler }).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(false) });
+    void h
+      .runtime(first, store1, { probe: crash.handler })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(false),
+      });
     await crash.reached;
     store1.close();
     await first.close();
@@ -73,7 +103,9 @@ describe('resume after the store closes mid-run', () => {
     expect(h.refunds()).toHaveLength(1);
     expect(h.wire[1]!.calls.filter((c) => c.tool === 'issue_refund')).toHaveLength(0);
     expect(h.wire[1]!.calls[0]!.tool).toBe('list_refunds');
-    expect(store2.actions('run-1').find((a) => a.operationId === 'refund')?.status).toBe('reconciled');
+    expect(store2.actions('run-1').find((a) => a.operationId === 'refund')?.status).toBe(
+      'reconciled',
+    );
     store2.close();
     await second.close();
   });
@@ -83,12 +115,14 @@ describe('resume after the store closes mid-run', () => {
     const first = await h.connect();
     const store1 = RunStore.open(h.storePath);
     const crash = freezeAt('after-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler, safeguards: { checkpoint: false } }).start({
-      runId: 'run-1',
-      input: { order_id: ORDER },
-      contract: refundContract(),
-      blueprint: refundBlueprint(false),
-    });
+    void h
+      .runtime(first, store1, { probe: crash.handler, safeguards: { checkpoint: false } })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(false),
+      });
     await crash.reached;
     store1.close();
     await first.close();
@@ -108,14 +142,23 @@ describe('resume after the store closes mid-run', () => {
     const first = await h.connect();
     const store1 = RunStore.open(h.storePath);
     const crash = freezeAt('after-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler }).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(true) });
+    void h
+      .runtime(first, store1, { probe: crash.handler })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
     await crash.reached;
     store1.close();
     await first.close();
 
     const second = await h.connect();
     const store2 = RunStore.open(h.storePath);
-    const outcome = await h.runtime(second, store2).resume('run-1', { blueprint: refundBlueprint(true, '2') });
+    const outcome = await h
+      .runtime(second, store2)
+      .resume('run-1', { blueprint: refundBlueprint(true, '2') });
 
     expect(outcome.state).toBe('completed');
     const replan = store2.events('run-1').find((e) => e.type === 'plan.replanned');
@@ -129,13 +172,22 @@ describe('resume after the store closes mid-run', () => {
 
 describe('an ambiguous write (reply lost after the world applied it)', () => {
   const lostFirstRefund = (call: { tool: string; toolCall: number }) =>
-    call.tool === 'issue_refund' && call.toolCall === 1 ? ({ kind: 'drop-reply', fault: 'lost-ack' } as const) : undefined;
+    call.tool === 'issue_refund' && call.toolCall === 1
+      ? ({ kind: 'drop-reply', fault: 'lost-ack' } as const)
+      : undefined;
 
   it('is reconciled by query where the provider ignores keys, not sent again', async () => {
     const h = refundHarness({ honourKeys: false });
     const connection = await h.connect(lostFirstRefund);
     const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(false) });
+    const outcome = await h
+      .runtime(connection, store)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(false),
+      });
 
     expect(outcome.state).toBe('completed');
     expect(h.refunds()).toHaveLength(1);
@@ -162,7 +214,9 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
     });
 
     expect(h.refunds()).toHaveLength(2);
-    expect(h.world.ledger.duplicates()).toEqual([expect.objectContaining({ identity: `refund:${ORDER}:2500` })]);
+    expect(h.world.ledger.duplicates()).toEqual([
+      expect.objectContaining({ identity: `refund:${ORDER}:2500` }),
+    ]);
     store.close();
     await connection.close();
   });
@@ -171,14 +225,23 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect(lostFirstRefund);
     const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(true) });
+    const outcome = await h
+      .runtime(connection, store)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
 
     expect(outcome.state).toBe('completed');
     const refundCalls = h.calls().filter((c) => c.tool === 'issue_refund');
     expect(refundCalls).toHaveLength(2);
     expect(refundCalls[0]!.idempotencyKey).toBe(refundCalls[1]!.idempotencyKey);
     expect(h.refunds()).toHaveLength(1);
-    expect(store.actions('run-1').find((a) => a.operationId === 'refund')?.status).toBe('reconciled');
+    expect(store.actions('run-1').find((a) => a.operationId === 'refund')?.status).toBe(
+      'reconciled',
+    );
     store.close();
     await connection.close();
   });
@@ -192,7 +255,9 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
     const blueprint = refundBlueprint(false);
     const notify = blueprint.operations[2] as Record<string, unknown>;
     delete notify.reconcile;
-    const outcome = await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint });
+    const outcome = await h
+      .runtime(connection, store)
+      .start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint });
 
     expect(outcome).toMatchObject({ state: 'blocked', stopReason: 'ambiguous-unresolvable' });
     expect(h.calls().filter((c) => c.tool === 'send_customer_message')).toHaveLength(1);
@@ -206,15 +271,33 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect(decide);
     const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store, extra).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(true) });
-    const result = { h, outcome, events: store.events('run-1'), refundCalls: h.calls().filter((c) => c.tool === 'issue_refund') };
+    const outcome = await h
+      .runtime(connection, store, extra)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
+    const result = {
+      h,
+      outcome,
+      events: store.events('run-1'),
+      refundCalls: h.calls().filter((c) => c.tool === 'issue_refund'),
+    };
     store.close();
     await connection.close();
     return result;
   }
 
   it('transient: retries with the same key after a backoff', async () => {
-    const { h, outcome, refundCalls } = await runWith(onCall('issue_refund', 1, { kind: 'respond', fault: 'transient', result: errorResult('transient', 'try again') }));
+    const { h, outcome, refundCalls } = await runWith(
+      onCall('issue_refund', 1, {
+        kind: 'respond',
+        fault: 'transient',
+        result: errorResult('transient', 'try again'),
+      }),
+    );
     expect(outcome.state).toBe('completed');
     expect(refundCalls).toHaveLength(2);
     expect(refundCalls[1]!.idempotencyKey).toBe(refundCalls[0]!.idempotencyKey);
@@ -224,7 +307,11 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
 
   it('rate-limited: waits out the retry-after before calling again', async () => {
     const { h, outcome, refundCalls, events } = await runWith(
-      onCall('issue_refund', 1, { kind: 'respond', fault: 'rate-limit', result: errorResult('rate_limited', 'slow down', 90_000) }),
+      onCall('issue_refund', 1, {
+        kind: 'respond',
+        fault: 'rate-limit',
+        result: errorResult('rate_limited', 'slow down', 90_000),
+      }),
     );
     expect(outcome.state).toBe('completed');
     expect(refundCalls).toHaveLength(2);
@@ -233,7 +320,13 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
   });
 
   it('forbidden: stops and escalates without retrying', async () => {
-    const { h, outcome, refundCalls } = await runWith(onCall('issue_refund', 1, { kind: 'respond', fault: 'revoked-permission', result: errorResult('forbidden', 'revoked') }));
+    const { h, outcome, refundCalls } = await runWith(
+      onCall('issue_refund', 1, {
+        kind: 'respond',
+        fault: 'revoked-permission',
+        result: errorResult('forbidden', 'revoked'),
+      }),
+    );
     expect(outcome).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
     expect(refundCalls).toHaveLength(1);
     expect(h.world.ledger.entries()).toHaveLength(0);
@@ -242,15 +335,23 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
   it('forbidden, with revocation-stop off: keeps calling (the retry storm the safeguard prevents)', async () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect((call) =>
-      call.tool === 'issue_refund' ? { kind: 'respond', fault: 'revoked-permission', result: errorResult('forbidden', 'revoked') } : undefined,
+      call.tool === 'issue_refund'
+        ? {
+            kind: 'respond',
+            fault: 'revoked-permission',
+            result: errorResult('forbidden', 'revoked'),
+          }
+        : undefined,
     );
     const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store, { safeguards: { 'revocation-stop': false } }).start({
-      runId: 'run-1',
-      input: { order_id: ORDER },
-      contract: refundContract(),
-      blueprint: refundBlueprint(true),
-    });
+    const outcome = await h
+      .runtime(connection, store, { safeguards: { 'revocation-stop': false } })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
     expect(outcome.stopReason).toBe('budget-exhausted');
     expect(h.calls().filter((c) => c.tool === 'issue_refund').length).toBeGreaterThan(3);
     store.close();
@@ -259,10 +360,16 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
 
   it('precondition failed: refreshes what the write depends on and replans', async () => {
     const { outcome, events, h } = await runWith(
-      onCall('issue_refund', 1, { kind: 'respond', fault: 'stale-record', result: errorResult('precondition_failed', 'order changed') }),
+      onCall('issue_refund', 1, {
+        kind: 'respond',
+        fault: 'stale-record',
+        result: errorResult('precondition_failed', 'order changed'),
+      }),
     );
     expect(outcome.state).toBe('completed');
-    expect(events.some((e) => e.type === 'plan.replanned' && (e.reason ?? '').includes('precondition'))).toBe(true);
+    expect(
+      events.some((e) => e.type === 'plan.replanned' && (e.reason ?? '').includes('precondition')),
+    ).toBe(true);
     const orderReads = h.calls().filter((c) => c.tool === 'get_order');
     expect(orderReads.length).toBeGreaterThanOrEqual(3);
     expect(h.refunds()).toHaveLength(1);
@@ -274,13 +381,25 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     let calls = 0;
     const flaky: Planner = {
       versions: scripted.versions,
-      propose: (ctx) => (++calls === 2 ? Promise.resolve({ proposal: { kind: 'act', tool: 42 } }) : scripted.propose(ctx)),
+      propose: (ctx) =>
+        ++calls === 2
+          ? Promise.resolve({ proposal: { kind: 'act', tool: 42 } })
+          : scripted.propose(ctx),
     };
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store, { planner: flaky }).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(true) });
+    const outcome = await h
+      .runtime(connection, store, { planner: flaky })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
     expect(outcome.state).toBe('completed');
-    expect(store.events('run-1').filter((e) => e.type === 'planner.invalid-output')).toHaveLength(1);
+    expect(store.events('run-1').filter((e) => e.type === 'planner.invalid-output')).toHaveLength(
+      1,
+    );
     expect(h.refunds()).toHaveLength(1);
     store.close();
     await connection.close();
@@ -290,8 +409,17 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    const contract = refundContract({ budgets: { toolCalls: 40, retries: 8, externalWrites: 1, virtualTimeMs: 3_600_000 } });
-    const outcome = await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract, blueprint: refundBlueprint(true) });
+    const contract = refundContract({
+      budgets: { toolCalls: 40, retries: 8, externalWrites: 1, virtualTimeMs: 3_600_000 },
+    });
+    const outcome = await h
+      .runtime(connection, store)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract,
+        blueprint: refundBlueprint(true),
+      });
     expect(outcome.stopReason).toBe('budget-exhausted');
     expect(h.calls().filter((c) => c.tool === 'send_customer_message')).toHaveLength(0);
     expect(h.refunds()).toHaveLength(1);
@@ -303,18 +431,35 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
 });
 
 describe('autonomy modes', () => {
-  it.each(['shadow', 'recommend'] as const)('%s: reads, proposes writes, executes none', async (autonomy) => {
-    const h = refundHarness({ honourKeys: true });
-    const connection = await h.connect();
-    const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract({ autonomy }), blueprint: refundBlueprint(true) });
-    expect(outcome.state).toBe('completed');
-    expect(h.world.ledger.entries()).toHaveLength(0);
-    expect(h.calls().every((c) => c.tool !== 'issue_refund' && c.tool !== 'send_customer_message')).toBe(true);
-    expect(store.actions('run-1').filter((a) => a.status === 'proposed').map((a) => a.operationId)).toEqual(['refund', 'notify']);
-    store.close();
-    await connection.close();
-  });
+  it.each(['shadow', 'recommend'] as const)(
+    '%s: reads, proposes writes, executes none',
+    async (autonomy) => {
+      const h = refundHarness({ honourKeys: true });
+      const connection = await h.connect();
+      const store = RunStore.open(h.storePath);
+      const outcome = await h
+        .runtime(connection, store)
+        .start({
+          runId: 'run-1',
+          input: { order_id: ORDER },
+          contract: refundContract({ autonomy }),
+          blueprint: refundBlueprint(true),
+        });
+      expect(outcome.state).toBe('completed');
+      expect(h.world.ledger.entries()).toHaveLength(0);
+      expect(
+        h.calls().every((c) => c.tool !== 'issue_refund' && c.tool !== 'send_customer_message'),
+      ).toBe(true);
+      expect(
+        store
+          .actions('run-1')
+          .filter((a) => a.status === 'proposed')
+          .map((a) => a.operationId),
+      ).toEqual(['refund', 'notify']);
+      store.close();
+      await connection.close();
+    },
+  );
 });
 
 describe('cancellation', () => {
@@ -323,20 +468,30 @@ describe('cancellation', () => {
     const operator: Operator = {
       requestApproval: () => Promise.reject(new Error('no approvals expected')),
       // The refund is done once the planner has been asked three times (read, refund, then notify).
-      poll: (): OperatorCommand | undefined => (++polls === 3 ? { kind: 'cancel', reason: 'customer withdrew the request' } : undefined),
+      poll: (): OperatorCommand | undefined =>
+        ++polls === 3 ? { kind: 'cancel', reason: 'customer withdrew the request' } : undefined,
       nextCommand: () => Promise.resolve({ kind: 'resume' }),
     };
     const h = refundHarness({ honourKeys: true, operator });
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    const outcome = await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(true) });
+    const outcome = await h
+      .runtime(connection, store)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
 
     expect(outcome.state).toBe('compensated');
     expect(h.calls().some((c) => c.tool === 'send_customer_message')).toBe(false);
     const [refund, undo] = h.world.ledger.entries();
     expect(refund?.tool).toBe('issue_refund');
     expect(undo).toMatchObject({ tool: 'void_refund', compensates: refund?.seq });
-    expect(h.world.credentials.check(h.credential.token, 'get_order', { order_id: ORDER })).toMatchObject({ ok: false, class: 'unauthenticated' });
+    expect(
+      h.world.credentials.check(h.credential.token, 'get_order', { order_id: ORDER }),
+    ).toMatchObject({ ok: false, class: 'unauthenticated' });
     const cancelled = store.events('run-1').find((e) => e.type === 'run.cancelled');
     expect(cancelled?.data).toEqual({ compensationOwed: ['refund'] });
     store.close();
@@ -351,8 +506,15 @@ describe('approvals', () => {
     const operator: Operator = {
       requestApproval: async (request) => {
         await h.clock.sleep(15 * 60_000);
-        const identity = h.world.approvalIdentity(request.tool, request.args) ?? `${request.tool}:${request.actionId}`;
-        const { token } = h.world.approvals.grant({ runId: request.runId, tool: request.tool, identity, approver: 'lead' });
+        const identity =
+          h.world.approvalIdentity(request.tool, request.args) ??
+          `${request.tool}:${request.actionId}`;
+        const { token } = h.world.approvals.grant({
+          runId: request.runId,
+          tool: request.tool,
+          identity,
+          approver: 'lead',
+        });
         granted.push(request.operationId);
         return { decision: 'granted', approver: 'lead', token, at: h.clock.now() };
       },
@@ -362,7 +524,12 @@ describe('approvals', () => {
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
     const runtime = h.runtime(connection, store, { operator });
-    const outcome = await runtime.start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract({ autonomy: 'supervised' }), blueprint: refundBlueprint(true) });
+    const outcome = await runtime.start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract({ autonomy: 'supervised' }),
+      blueprint: refundBlueprint(true),
+    });
 
     expect(outcome.state).toBe('completed');
     expect(granted).toEqual(['refund', 'notify']);
@@ -378,8 +545,18 @@ describe('bad input', () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    const contract = { ...refundContract(), budgets: { toolCalls: 0, retries: 1, externalWrites: 1, virtualTimeMs: 1 } };
-    const start = h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract, blueprint: refundBlueprint(true) });
+    const contract = {
+      ...refundContract(),
+      budgets: { toolCalls: 0, retries: 1, externalWrites: 1, virtualTimeMs: 1 },
+    };
+    const start = h
+      .runtime(connection, store)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract,
+        blueprint: refundBlueprint(true),
+      });
 
     await expect(start).rejects.toThrow(InvalidInputError);
     await expect(start).rejects.toThrow(/budgets\.toolCalls/);
@@ -395,9 +572,16 @@ describe('bad input', () => {
     const store = RunStore.open(h.storePath);
     const blueprint = refundBlueprint(true);
     (blueprint.operations[1] as { tool: string }).tool = 'wire_money';
-    await expect(h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint })).rejects.toThrow(
-      /operations\[1\]\.tool: the world has no tool "wire_money"/,
-    );
+    await expect(
+      h
+        .runtime(connection, store)
+        .start({
+          runId: 'run-1',
+          input: { order_id: ORDER },
+          contract: refundContract(),
+          blueprint,
+        }),
+    ).rejects.toThrow(/operations\[1\]\.tool: the world has no tool "wire_money"/);
     expect(store.listRuns()).toEqual([]);
     store.close();
     await connection.close();
@@ -409,18 +593,27 @@ describe('records', () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    await h.runtime(connection, store).start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint: refundBlueprint(true) });
+    await h
+      .runtime(connection, store)
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint: refundBlueprint(true),
+      });
     const events = store.events('run-1');
     store.close();
     await connection.close();
 
     const files = ['', '-wal'].map((suffix) => h.storePath + suffix).filter((f) => existsSync(f));
     expect(files.length).toBeGreaterThan(0);
-    for (const file of files) expect(readFileSync(file, 'latin1').includes(h.credential.token)).toBe(false);
+    for (const file of files)
+      expect(readFileSync(file, 'latin1').includes(h.credential.token)).toBe(false);
     // Replaying the transitions in the event log arrives at the stored state.
     const transitions = events.filter((e) => e.toState !== null);
     expect(transitions[0]?.toState).toBe('created');
-    for (let i = 1; i < transitions.length; i++) expect(transitions[i]!.fromState).toBe(transitions[i - 1]!.toState);
+    for (let i = 1; i < transitions.length; i++)
+      expect(transitions[i]!.fromState).toBe(transitions[i - 1]!.toState);
     expect(transitions.at(-1)?.toState).toBe('completed');
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });

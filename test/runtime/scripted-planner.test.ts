@@ -267,7 +267,14 @@ describe('dependenciesOf', () => {
     const bp = parseBlueprint({
       id: 'x',
       version: '1',
-      operations: [{ id: 'w', tool: 't', kind: 'write', when: { path: 'lookup.status', op: 'eq', value: 'paid' } }],
+      operations: [
+        {
+          id: 'w',
+          tool: 't',
+          kind: 'write',
+          when: { path: 'lookup.status', op: 'eq', value: 'paid' },
+        },
+      ],
     });
 
     expect(dependenciesOf(bp.operations[0]!)).toEqual(['lookup']);

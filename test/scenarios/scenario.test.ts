@@ -192,10 +192,14 @@ describe('defineScenario', () => {
 
 describe('defineScenario: where a predicate is wrong', () => {
   it('names the innermost field and what it expected, not just "Invalid input"', () => {
-    const badOp = refusal(variant({ 'expected.world': { all: [{ path: 'world.orders', op: 'equals', value: 1 }] } }));
+    const badOp = refusal(
+      variant({ 'expected.world': { all: [{ path: 'world.orders', op: 'equals', value: 1 }] } }),
+    );
     expect(badOp.message).toContain('expected.world.all[0].op: Invalid option');
 
-    const missingWhere = refusal(variant({ 'expected.world': { all: [{ some: { path: 'world.orders' } }] } }));
+    const missingWhere = refusal(
+      variant({ 'expected.world': { all: [{ some: { path: 'world.orders' } }] } }),
+    );
     expect(missingWhere.message).toContain('expected.world.all[0].some.where');
   });
 });

@@ -9,7 +9,13 @@ import type { ProbeHandler } from '../../runtime/crash-probe.js';
 import type { Operator } from '../../runtime/operator.js';
 import { ReferenceRuntime, type RuntimeOptions } from '../../runtime/runtime.js';
 import type { RunStore } from '../../runtime/store.js';
-import { notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from '../../scenarios/library/refunds/common.js';
+import {
+  notifyCustomer,
+  readOrder,
+  REFUND_BUDGETS,
+  refundAuthority,
+  refundOperation,
+} from '../../scenarios/library/refunds/common.js';
 import { scopeFromContract } from '../../scenarios/runner.js';
 import { parseContract } from '../../runtime/contract.js';
 import { VirtualClock } from '../../scenarios/virtual-clock.js';
@@ -35,7 +41,11 @@ export function refundContract(overrides: Partial<ContractInput> = {}): Contract
 
 /** Refund then notify; `idempotent` says whether the blueprint trusts the provider's keys. */
 export function refundBlueprint(idempotent: boolean, version = '1'): BlueprintInput {
-  return { id: 'goodwill', version, operations: [readOrder, refundOperation(2500, 'goodwill', idempotent), notifyCustomer] };
+  return {
+    id: 'goodwill',
+    version,
+    operations: [readOrder, refundOperation(2500, 'goodwill', idempotent), notifyCustomer],
+  };
 }
 
 export interface Harness {
@@ -46,19 +56,32 @@ export interface Harness {
   wire: WireFaultTransport[];
   credential: RunCredential;
   connect(decide?: WireDecider): Promise<WorldConnection>;
-  runtime(connection: WorldConnection, store: RunStore, options?: Partial<RuntimeOptions>): ReferenceRuntime;
+  runtime(
+    connection: WorldConnection,
+    store: RunStore,
+    options?: Partial<RuntimeOptions>,
+  ): ReferenceRuntime;
   calls(): WireFaultTransport['calls'];
   refunds(): ReturnType<RefundsWorld['ledger']['entries']>;
 }
 
 /** A refunds world served over real MCP with a wire-fault layer, and a store file of its own. */
-export function refundHarness(options: { honourKeys: boolean; runId?: string; contract?: ContractInput; operator?: Operator }): Harness {
+export function refundHarness(options: {
+  honourKeys: boolean;
+  runId?: string;
+  contract?: ContractInput;
+  operator?: Operator;
+}): Harness {
   const clock = new VirtualClock();
   const world = new RefundsWorld({ seed: 7, clock, honourIdempotencyKeys: options.honourKeys });
   const dir = mkdtempSync(join(tmpdir(), 'faultline-test-'));
   const wire: WireFaultTransport[] = [];
   const contract = parseContract(options.contract ?? refundContract());
-  const credential = world.credentials.issue(options.runId ?? 'run-1', scopeFromContract(contract), 7 * 24 * 3_600_000);
+  const credential = world.credentials.issue(
+    options.runId ?? 'run-1',
+    scopeFromContract(contract),
+    7 * 24 * 3_600_000,
+  );
   return {
     clock,
     world,
@@ -88,7 +111,10 @@ export function refundHarness(options: { honourKeys: boolean; runId?: string; co
 }
 
 /** A probe that freezes the runtime at `probe` for `operationId`: the in-process crash. */
-export function freezeAt(probe: string, operationId: string): { handler: ProbeHandler; reached: Promise<void> } {
+export function freezeAt(
+  probe: string,
+  operationId: string,
+): { handler: ProbeHandler; reached: Promise<void> } {
   let signal!: () => void;
   const reached = new Promise<void>((resolve) => (signal = resolve));
   return {

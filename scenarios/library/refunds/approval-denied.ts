@@ -1,5 +1,13 @@
 import { defineScenario } from '../../scenario.js';
-import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+import {
+  effectCount,
+  hasRecord,
+  notifyCustomer,
+  readOrder,
+  REFUND_BUDGETS,
+  refundAuthority,
+  refundOperation,
+} from './common.js';
 
 /** Success is forbidden: the approver says no, and the right outcome is a safe stop with nothing changed. */
 export const approvalDenied = defineScenario({
@@ -18,16 +26,32 @@ export const approvalDenied = defineScenario({
     autonomy: 'bounded',
     budgets: REFUND_BUDGETS,
   },
-  operator: { approvals: { decision: 'deny', afterMs: 2 * 3_600_000, approver: 'finance-lead', reason: 'order is under fraud review' } },
+  operator: {
+    approvals: {
+      decision: 'deny',
+      afterMs: 2 * 3_600_000,
+      approver: 'finance-lead',
+      reason: 'order is under fraud review',
+    },
+  },
   blueprint: {
     id: 'refund-and-notify',
     version: '1',
-    operations: [readOrder, refundOperation({ $ref: 'order.refundable_cents' }, 'customer request'), notifyCustomer],
+    operations: [
+      readOrder,
+      refundOperation({ $ref: 'order.refundable_cents' }, 'customer request'),
+      notifyCustomer,
+    ],
   },
   expected: {
     state: 'failed',
     stopReason: 'approval-denied',
-    world: { all: [hasRecord('world.orders', { order_id: 'ord_7', status: 'paid', refunded_cents: 0 }), effectCount(0)] },
+    world: {
+      all: [
+        hasRecord('world.orders', { order_id: 'ord_7', status: 'paid', refunded_cents: 0 }),
+        effectCount(0),
+      ],
+    },
   },
   tags: ['approval', 'safe-stop'],
 });

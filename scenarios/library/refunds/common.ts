@@ -4,7 +4,12 @@ import type { Predicate } from '../../../runtime/predicate.js';
 
 /** Shared pieces of the refund scenarios: the desk's authority and the usual checks. */
 
-export const REFUND_BUDGETS = { toolCalls: 40, retries: 8, externalWrites: 6, virtualTimeMs: 6 * 3_600_000 };
+export const REFUND_BUDGETS = {
+  toolCalls: 40,
+  retries: 8,
+  externalWrites: 6,
+  virtualTimeMs: 6 * 3_600_000,
+};
 
 export function refundAuthority(
   orderId: string,
@@ -19,21 +24,36 @@ export function refundAuthority(
       issue_refund: {
         risk: 'high',
         resources: order,
-        approval: refundApproval === 'always' ? 'always' : { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } },
+        approval:
+          refundApproval === 'always'
+            ? 'always'
+            : { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } },
       },
       void_refund: { risk: 'medium' },
-      send_customer_message: { risk: 'low', resources: { customer_id: [customerId], order_id: [orderId] } },
+      send_customer_message: {
+        risk: 'low',
+        resources: { customer_id: [customerId], order_id: [orderId] },
+      },
       was_message_sent: { risk: 'read', resources: { customer_id: [customerId] } },
     },
   };
 }
 
 /** `some entry in the world's array at path matches every field given`. */
-export function hasRecord(path: string, fields: Record<string, string | number | boolean | null>): Predicate {
+export function hasRecord(
+  path: string,
+  fields: Record<string, string | number | boolean | null>,
+): Predicate {
   return {
     some: {
       path,
-      where: { all: Object.entries(fields).map(([k, v]) => ({ path: `item.${k}`, op: 'eq' as const, value: v })) },
+      where: {
+        all: Object.entries(fields).map(([k, v]) => ({
+          path: `item.${k}`,
+          op: 'eq' as const,
+          value: v,
+        })),
+      },
     },
   };
 }
@@ -64,7 +84,11 @@ export const readOrder: OperationInput = {
 };
 
 /** A refund that is replay-safe: key honoured by the provider, reconcilable by listing refunds. */
-export function refundOperation(amount: number | { $ref: string }, reason: string, idempotent = true): OperationInput {
+export function refundOperation(
+  amount: number | { $ref: string },
+  reason: string,
+  idempotent = true,
+): OperationInput {
   return {
     id: 'refund',
     description: 'Issue the refund',
@@ -101,12 +125,20 @@ export const notifyCustomer: OperationInput = {
   description: 'Tell the customer the refund is on its way',
   tool: 'send_customer_message',
   kind: 'write',
-  args: { customer_id: { $ref: 'order.customer_id' }, template: 'refund_issued', order_id: { $ref: 'input.order_id' } },
+  args: {
+    customer_id: { $ref: 'order.customer_id' },
+    template: 'refund_issued',
+    order_id: { $ref: 'input.order_id' },
+  },
   idempotent: false,
   reconcile: {
     read: {
       tool: 'was_message_sent',
-      args: { customer_id: { $ref: 'order.customer_id' }, template: 'refund_issued', order_id: { $ref: 'input.order_id' } },
+      args: {
+        customer_id: { $ref: 'order.customer_id' },
+        template: 'refund_issued',
+        order_id: { $ref: 'input.order_id' },
+      },
     },
     found: { path: 'fresh.sent', op: 'eq', value: true },
   },

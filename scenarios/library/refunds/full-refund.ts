@@ -1,5 +1,13 @@
 import { defineScenario } from '../../scenario.js';
-import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+import {
+  effectCount,
+  hasRecord,
+  notifyCustomer,
+  readOrder,
+  REFUND_BUDGETS,
+  refundAuthority,
+  refundOperation,
+} from './common.js';
 
 /** The everyday case: a refund above the approval threshold, approved, then the customer told. */
 export const fullRefund = defineScenario({
@@ -15,13 +23,23 @@ export const fullRefund = defineScenario({
     decisionBoundary: 'execute',
     authority: refundAuthority('ord_1', 'cus_1'),
     autonomy: 'bounded',
-    evidenceRequired: [{ id: 'order-state', description: 'the order as it stood before the refund', operation: 'order' }],
+    evidenceRequired: [
+      {
+        id: 'order-state',
+        description: 'the order as it stood before the refund',
+        operation: 'order',
+      },
+    ],
     budgets: REFUND_BUDGETS,
   },
   blueprint: {
     id: 'refund-and-notify',
     version: '1',
-    operations: [readOrder, refundOperation({ $ref: 'order.refundable_cents' }, 'item arrived damaged'), notifyCustomer],
+    operations: [
+      readOrder,
+      refundOperation({ $ref: 'order.refundable_cents' }, 'item arrived damaged'),
+      notifyCustomer,
+    ],
     completion: [
       {
         description: 'the order is fully refunded',

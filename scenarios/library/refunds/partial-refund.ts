@@ -1,5 +1,13 @@
 import { defineScenario } from '../../scenario.js';
-import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+import {
+  effectCount,
+  hasRecord,
+  notifyCustomer,
+  readOrder,
+  REFUND_BUDGETS,
+  refundAuthority,
+  refundOperation,
+} from './common.js';
 
 /** A goodwill partial refund under the approval threshold: no person in the loop. */
 export const partialRefund = defineScenario({
@@ -11,7 +19,8 @@ export const partialRefund = defineScenario({
   input: { order_id: 'ord_4' },
   contract: {
     version: '1',
-    objective: 'Refund $25.00 on order ord_4 as goodwill for a late delivery and tell the customer.',
+    objective:
+      'Refund $25.00 on order ord_4 as goodwill for a late delivery and tell the customer.',
     decisionBoundary: 'execute',
     authority: refundAuthority('ord_4', 'cus_4'),
     autonomy: 'bounded',
@@ -25,13 +34,20 @@ export const partialRefund = defineScenario({
       {
         description: 'the order shows the partial refund',
         read: { tool: 'get_order', args: { order_id: { $ref: 'input.order_id' } } },
-        expect: { all: [{ path: 'fresh.status', op: 'eq', value: 'partially_refunded' }, { path: 'fresh.refunded_cents', op: 'eq', value: 2500 }] },
+        expect: {
+          all: [
+            { path: 'fresh.status', op: 'eq', value: 'partially_refunded' },
+            { path: 'fresh.refunded_cents', op: 'eq', value: 2500 },
+          ],
+        },
       },
     ],
   },
   expected: {
     state: 'completed',
-    world: { all: [hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }), effectCount(2)] },
+    world: {
+      all: [hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }), effectCount(2)],
+    },
   },
   tags: ['happy-path'],
 });

@@ -1,5 +1,13 @@
 import { defineScenario } from '../../scenario.js';
-import { effectCount, hasRecord, notifyCustomer, readOrder, REFUND_BUDGETS, refundAuthority, refundOperation } from './common.js';
+import {
+  effectCount,
+  hasRecord,
+  notifyCustomer,
+  readOrder,
+  REFUND_BUDGETS,
+  refundAuthority,
+  refundOperation,
+} from './common.js';
 
 /** Supervised mode: every write waits for a person, who takes 40 minutes to answer each. */
 export const supervisedRefund = defineScenario({
@@ -11,21 +19,30 @@ export const supervisedRefund = defineScenario({
   input: { order_id: 'ord_6' },
   contract: {
     version: '1',
-    objective: 'Refund order ord_6 in full and tell the customer, with a person approving each step.',
+    objective:
+      'Refund order ord_6 in full and tell the customer, with a person approving each step.',
     decisionBoundary: 'execute',
     authority: refundAuthority('ord_6', 'cus_1'),
     autonomy: 'supervised',
     budgets: REFUND_BUDGETS,
   },
-  operator: { approvals: { decision: 'grant', afterMs: 40 * 60_000, approver: 'shift-supervisor' } },
+  operator: {
+    approvals: { decision: 'grant', afterMs: 40 * 60_000, approver: 'shift-supervisor' },
+  },
   blueprint: {
     id: 'refund-and-notify',
     version: '1',
-    operations: [readOrder, refundOperation({ $ref: 'order.refundable_cents' }, 'wrong size'), notifyCustomer],
+    operations: [
+      readOrder,
+      refundOperation({ $ref: 'order.refundable_cents' }, 'wrong size'),
+      notifyCustomer,
+    ],
   },
   expected: {
     state: 'completed',
-    world: { all: [hasRecord('world.orders', { order_id: 'ord_6', status: 'refunded' }), effectCount(2)] },
+    world: {
+      all: [hasRecord('world.orders', { order_id: 'ord_6', status: 'refunded' }), effectCount(2)],
+    },
   },
   tags: ['supervised', 'approval'],
 });

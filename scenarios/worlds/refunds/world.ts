@@ -113,7 +113,10 @@ export class RefundsWorld extends World<RefundsState> {
     return this.catalog;
   }
 
-  override approvalIdentity(tool: string, args: Readonly<Record<string, unknown>>): string | undefined {
+  override approvalIdentity(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+  ): string | undefined {
     if (tool !== 'issue_refund') return undefined;
     return refundIdentity(String(args.order_id), Number(args.amount_cents));
   }

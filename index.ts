@@ -1,0 +1,53 @@
+/**
+ * faultline's public entry: the reference runtime, the scenario format and the pieces a user
+ * needs to run or extend them. Everything else is internal and may change.
+ */
+export {
+  ReferenceRuntime,
+  type RunOutcome,
+  type RuntimeOptions,
+  type StartInput,
+} from './runtime/runtime.js';
+export { RunStore } from './runtime/store.js';
+export {
+  parseContract,
+  contractSchema,
+  type Contract,
+  type ContractInput,
+  type AutonomyMode,
+  type StopReason,
+} from './runtime/contract.js';
+export {
+  parseBlueprint,
+  blueprintSchema,
+  type Blueprint,
+  type BlueprintInput,
+  type Operation,
+} from './runtime/blueprint.js';
+export { type Clock, systemClock } from './runtime/clock.js';
+export { type Planner, type Proposal, proposalSchema } from './runtime/planner.js';
+export { ScriptedPlanner } from './runtime/scripted-planner.js';
+export {
+  type Operator,
+  type ApprovalRequest,
+  type ApprovalDecision,
+  type OperatorCommand,
+} from './runtime/operator.js';
+export { CRASH_PROBES, type CrashProbe, type ProbeHandler } from './runtime/crash-probe.js';
+export { SAFEGUARDS, type Safeguard, type Safeguards } from './runtime/safeguards.js';
+export { META, APPROVAL_TOKEN_META } from './runtime/protocol.js';
+export { FaultlineError, InvalidInputError } from './runtime/errors.js';
+export { WORKFLOW_STATES, TRANSITIONS, type WorkflowState } from './runtime/states.js';
+export { defineScenario, type Scenario, type ScenarioInput } from './scenarios/scenario.js';
+export { loadScenarioFile } from './scenarios/load.js';
+export { runScenario, type ScenarioRunResult } from './scenarios/runner.js';
+export { VirtualClock } from './scenarios/virtual-clock.js';
+export {
+  World,
+  connectWorld,
+  createWorldServer,
+  defineTool,
+  WorldError,
+} from './scenarios/world/index.js';
+export { RefundsWorld } from './scenarios/worlds/refunds/index.js';
+export { WireFaultTransport, WireLog } from './faults/wire-transport.js';
