@@ -41,14 +41,12 @@ describe('resume after the store closes mid-run', () => {
     const first = await h.connect();
     const store1 = RunStore.open(h.storePath);
     const crash = freezeAt('after-result-saved', 'refund');
-    void h
-      .runtime(first, store1, { probe: crash.handler })
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(false),
-      });
+    void h.runtime(first, store1, { probe: crash.handler }).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(false),
+    });
     await crash.reached;
     // In-process crash: the instance is abandoned, its store handle and connection closed.
     store1.close();
@@ -82,14 +80,12 @@ describe('resume after the store closes mid-run', () => {
     const store1 = RunStore.open(h.storePath);
     // The write reaches the world; the runtime dies before it saves the result.
     const crash = freezeAt('before-result-saved', 'refund');
-    void h
-      .runtime(first, store1, { probe: crash.handler })
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(false),
-      });
+    void h.runtime(first, store1, { probe: crash.handler }).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(false),
+    });
     await crash.reached;
     store1.close();
     await first.close();
@@ -142,14 +138,12 @@ describe('resume after the store closes mid-run', () => {
     const first = await h.connect();
     const store1 = RunStore.open(h.storePath);
     const crash = freezeAt('after-result-saved', 'refund');
-    void h
-      .runtime(first, store1, { probe: crash.handler })
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(true),
-      });
+    void h.runtime(first, store1, { probe: crash.handler }).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
     await crash.reached;
     store1.close();
     await first.close();
@@ -180,14 +174,12 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
     const h = refundHarness({ honourKeys: false });
     const connection = await h.connect(lostFirstRefund);
     const store = RunStore.open(h.storePath);
-    const outcome = await h
-      .runtime(connection, store)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(false),
-      });
+    const outcome = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(false),
+    });
 
     expect(outcome.state).toBe('completed');
     expect(h.refunds()).toHaveLength(1);
@@ -225,14 +217,12 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect(lostFirstRefund);
     const store = RunStore.open(h.storePath);
-    const outcome = await h
-      .runtime(connection, store)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(true),
-      });
+    const outcome = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
 
     expect(outcome.state).toBe('completed');
     const refundCalls = h.calls().filter((c) => c.tool === 'issue_refund');
@@ -271,14 +261,12 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect(decide);
     const store = RunStore.open(h.storePath);
-    const outcome = await h
-      .runtime(connection, store, extra)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(true),
-      });
+    const outcome = await h.runtime(connection, store, extra).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
     const result = {
       h,
       outcome,
@@ -388,14 +376,12 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     };
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    const outcome = await h
-      .runtime(connection, store, { planner: flaky })
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(true),
-      });
+    const outcome = await h.runtime(connection, store, { planner: flaky }).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
     expect(outcome.state).toBe('completed');
     expect(store.events('run-1').filter((e) => e.type === 'planner.invalid-output')).toHaveLength(
       1,
@@ -412,14 +398,12 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     const contract = refundContract({
       budgets: { toolCalls: 40, retries: 8, externalWrites: 1, virtualTimeMs: 3_600_000 },
     });
-    const outcome = await h
-      .runtime(connection, store)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract,
-        blueprint: refundBlueprint(true),
-      });
+    const outcome = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract,
+      blueprint: refundBlueprint(true),
+    });
     expect(outcome.stopReason).toBe('budget-exhausted');
     expect(h.calls().filter((c) => c.tool === 'send_customer_message')).toHaveLength(0);
     expect(h.refunds()).toHaveLength(1);
@@ -437,14 +421,12 @@ describe('autonomy modes', () => {
       const h = refundHarness({ honourKeys: true });
       const connection = await h.connect();
       const store = RunStore.open(h.storePath);
-      const outcome = await h
-        .runtime(connection, store)
-        .start({
-          runId: 'run-1',
-          input: { order_id: ORDER },
-          contract: refundContract({ autonomy }),
-          blueprint: refundBlueprint(true),
-        });
+      const outcome = await h.runtime(connection, store).start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract({ autonomy }),
+        blueprint: refundBlueprint(true),
+      });
       expect(outcome.state).toBe('completed');
       expect(h.world.ledger.entries()).toHaveLength(0);
       expect(
@@ -475,14 +457,12 @@ describe('cancellation', () => {
     const h = refundHarness({ honourKeys: true, operator });
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    const outcome = await h
-      .runtime(connection, store)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(true),
-      });
+    const outcome = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
 
     expect(outcome.state).toBe('compensated');
     expect(h.calls().some((c) => c.tool === 'send_customer_message')).toBe(false);
@@ -549,14 +529,12 @@ describe('bad input', () => {
       ...refundContract(),
       budgets: { toolCalls: 0, retries: 1, externalWrites: 1, virtualTimeMs: 1 },
     };
-    const start = h
-      .runtime(connection, store)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract,
-        blueprint: refundBlueprint(true),
-      });
+    const start = h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract,
+      blueprint: refundBlueprint(true),
+    });
 
     await expect(start).rejects.toThrow(InvalidInputError);
     await expect(start).rejects.toThrow(/budgets\.toolCalls/);
@@ -573,14 +551,12 @@ describe('bad input', () => {
     const blueprint = refundBlueprint(true);
     (blueprint.operations[1] as { tool: string }).tool = 'wire_money';
     await expect(
-      h
-        .runtime(connection, store)
-        .start({
-          runId: 'run-1',
-          input: { order_id: ORDER },
-          contract: refundContract(),
-          blueprint,
-        }),
+      h.runtime(connection, store).start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(),
+        blueprint,
+      }),
     ).rejects.toThrow(/operations\[1\]\.tool: the world has no tool "wire_money"/);
     expect(store.listRuns()).toEqual([]);
     store.close();
@@ -593,14 +569,12 @@ describe('records', () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
-    await h
-      .runtime(connection, store)
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(true),
-      });
+    await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
     const events = store.events('run-1');
     store.close();
     await connection.close();
