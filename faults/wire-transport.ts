@@ -3,24 +3,42 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { META } from '../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
 
 /** A tool call as it crossed the wire, in the order the world received it. */
 export interface WireCall {
-  /** JSON-RPC request id, as a string. */
+  /**
+   * The call's id on the world's side: unique across every connection to the world (the
+   * client's JSON-RPC id prefixed with the connection), so a ledger entry's request id names
+   * exactly one call.
+   */
   callId: string;
+  /** Which connection (agent incarnation) made the call. */
+  connection: number;
   tool: string;
   args: Record<string, unknown>;
+  meta: Record<string, unknown>;
   idempotencyKey: string | null;
+  approvalToken: boolean;
   /** 1-based count of calls to this tool so far, this one included. */
   toolCall: number;
   /** 1-based count of all tool calls so far. */
   step: number;
+  /** Virtual time the world received the call. */
+  at: number;
   fault: string | null;
-  /** What became of the reply: delivered, withheld (lost or never produced), or replaced by the fault. */
-  reply: 'pending' | 'delivered' | 'dropped' | 'injected';
+  /**
+   * What became of the reply: delivered (possibly rewritten by a fault), withheld (lost or
+   * never produced), produced by the fault instead of the world, or delivered after the agent
+   * had stopped waiting.
+   */
+  reply: 'pending' | 'delivered' | 'dropped' | 'injected' | 'late';
   isError: boolean | null;
+  /** The typed error class of an error reply, when it carried one. */
+  errorClass: string | null;
 }
+
+type CallResult = Record<string, unknown>;
 
 /** What the fault layer does to one call. */
 export type WireAction =
@@ -29,18 +47,22 @@ export type WireAction =
   /** The world handles the request; its reply is lost (a lost acknowledgement). */
   | { kind: 'drop-reply'; fault: string }
   /** The world never sees the request; this result is returned instead (transient, rate limit…). */
-  | { kind: 'respond'; fault: string; result: Record<string, unknown> };
+  | { kind: 'respond'; fault: string; result: CallResult }
+  /** The world handles the request; its reply is changed on the way back. */
+  | { kind: 'rewrite-reply'; fault: string; rewrite: (result: CallResult) => CallResult }
+  /** The request is delivered to the world twice; the second reply goes nowhere. */
+  | { kind: 'deliver-twice'; fault: string }
+  /** The request reaches the world only when `schedule` calls `deliver` (after the agent gave up). */
+  | { kind: 'delay-request'; fault: string; schedule: (deliver: () => void) => void };
 
-export type WireDecider = (
-  call: Omit<WireCall, 'fault' | 'reply' | 'isError'>,
-) => WireAction | undefined;
+export type WireDecider = (call: Readonly<WireCall>) => WireAction | undefined;
 
 interface Incoming {
   jsonrpc: '2.0';
   id?: string | number;
   method?: string;
   params?: { name?: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
-  result?: Record<string, unknown>;
+  result?: CallResult;
   error?: unknown;
 }
 
@@ -52,6 +74,9 @@ interface Incoming {
 export class WireLog {
   readonly calls: WireCall[] = [];
   private readonly perTool = new Map<string, number>();
+  private connections = 0;
+
+  constructor(readonly now: () => number = () => 0) {}
 
   /** Counts a new call and returns its per-tool and overall ordinals. */
   count(tool: string): { toolCall: number; step: number } {
@@ -59,13 +84,28 @@ export class WireLog {
     this.perTool.set(tool, toolCall);
     return { toolCall, step: this.calls.length + 1 };
   }
+
+  /** A number for a new connection. */
+  connect(): number {
+    return this.connections++;
+  }
+}
+
+interface Pending {
+  call: WireCall;
+  clientId: string | number;
+  /** Replies to drop or rewrite, by the world-side id. */
+  drop: boolean;
+  rewrite?: (result: CallResult) => CallResult;
+  /** Set once the agent can no longer receive the reply. */
+  late: boolean;
 }
 
 /**
  * Decorates the world's side of an MCP transport, so wire faults work for any client: each
- * `tools/call` request is shown to the decider, which may drop it, drop its reply, or answer
- * in the world's place. Every call is recorded as it crossed the wire — which is what
- * graders read, since a dropped reply is visible nowhere else.
+ * `tools/call` request is shown to the decider, which may drop it, drop or rewrite its reply,
+ * answer in the world's place, deliver it twice or late. Every call is recorded as it crossed
+ * the wire — which is what graders read, since a dropped reply is visible nowhere else.
  */
 export class WireFaultTransport implements Transport {
   onclose?: () => void;
@@ -75,16 +115,23 @@ export class WireFaultTransport implements Transport {
 
   /** The calls made over this connection. */
   readonly calls: WireCall[] = [];
-  private readonly byId = new Map<string, WireCall>();
+  readonly connection: number;
+  private readonly pending = new Map<string, Pending>();
+  private closed = false;
 
   constructor(
     private readonly inner: Transport,
     private readonly decide: WireDecider = () => undefined,
     readonly log: WireLog = new WireLog(),
-  ) {}
+  ) {
+    this.connection = log.connect();
+  }
 
   async start(): Promise<void> {
-    this.inner.onclose = () => this.onclose?.();
+    this.inner.onclose = () => {
+      this.closed = true;
+      this.onclose?.();
+    };
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onmessage = (message, extra) => {
       this.receive(message as Incoming, extra);
@@ -96,64 +143,134 @@ export class WireFaultTransport implements Transport {
     const m = message as Incoming;
     // Only a response (no method) answers a call; the server's own requests reuse ids.
     const isResponse = m.method === undefined && (m.result !== undefined || m.error !== undefined);
-    const call = !isResponse || m.id === undefined ? undefined : this.byId.get(String(m.id));
-    if (call && call.reply === 'pending') {
-      call.isError = m.error !== undefined || m.result?.isError === true;
-      if (call.fault !== null && this.dropReplies.has(call.callId)) {
-        call.reply = 'dropped';
-        return;
-      }
-      call.reply = 'delivered';
+    const entry = isResponse && m.id !== undefined ? this.pending.get(String(m.id)) : undefined;
+    if (!entry) {
+      await this.inner.send(message, options);
+      return;
     }
-    await this.inner.send(message, options);
+    this.pending.delete(String(m.id));
+    const { call } = entry;
+    let result = m.result;
+    if (result && entry.rewrite) result = entry.rewrite(result);
+    call.isError = m.error !== undefined || result?.isError === true;
+    call.errorClass = errorClassOf(result);
+    if (entry.drop) {
+      if (call.reply === 'pending') call.reply = 'dropped';
+      return;
+    }
+    if (entry.late || this.closed) {
+      call.reply = 'late';
+      return;
+    }
+    call.reply = 'delivered';
+    const reply = { ...m, id: entry.clientId, ...(result ? { result } : {}) } as JSONRPCMessage;
+    await this.inner.send(reply, options);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.inner.close();
   }
 
-  private readonly dropReplies = new Set<string>();
+  /** Withholds the reply of a call still being handled (the engine's `after-apply` crash). */
+  dropReply(callId: string): void {
+    const entry = this.pending.get(callId);
+    if (entry) entry.drop = true;
+  }
 
   private receive(message: Incoming, extra?: MessageExtraInfo): void {
+    if (message.method === 'notifications/cancelled') {
+      // The agent gave up on a call: a reply that still comes is late.
+      const params = message.params as { requestId?: string | number } | undefined;
+      const worldId = `${this.connection}/${String(params?.requestId)}`;
+      const entry = this.pending.get(worldId);
+      if (entry) entry.late = true;
+    }
     if (message.method !== 'tools/call' || message.id === undefined) {
       this.onmessage?.(message as JSONRPCMessage, extra);
       return;
     }
     const tool = message.params?.name ?? '';
-    const key = message.params?._meta?.[META.idempotencyKey];
-    const base = {
-      callId: String(message.id),
+    const meta = message.params?._meta ?? {};
+    const key = meta[META.idempotencyKey];
+    const worldId = `${this.connection}/${String(message.id)}`;
+    const call: WireCall = {
+      callId: worldId,
+      connection: this.connection,
       tool,
       args: message.params?.arguments ?? {},
+      meta,
       idempotencyKey: typeof key === 'string' ? key : null,
+      approvalToken: typeof meta[APPROVAL_TOKEN_META] === 'string',
       ...this.log.count(tool),
-    };
-    const action = this.decide(base);
-    const call: WireCall = {
-      ...base,
-      fault: action?.fault ?? null,
+      at: this.log.now(),
+      fault: null,
       reply: 'pending',
       isError: null,
+      errorClass: null,
     };
+    const action = this.decide(call);
+    call.fault = action?.fault ?? null;
     this.calls.push(call);
     this.log.calls.push(call);
-    this.byId.set(call.callId, call);
+    const forwarded = { ...message, id: worldId } as JSONRPCMessage;
+    const entry: Pending = { call, clientId: message.id, drop: false, late: false };
     switch (action?.kind) {
       case undefined:
-        this.onmessage?.(message as JSONRPCMessage, extra);
+        this.pending.set(worldId, entry);
+        this.onmessage?.(forwarded, extra);
         return;
       case 'drop-request':
         call.reply = 'dropped';
         return;
       case 'drop-reply':
-        this.dropReplies.add(call.callId);
-        this.onmessage?.(message as JSONRPCMessage, extra);
+        entry.drop = true;
+        this.pending.set(worldId, entry);
+        this.onmessage?.(forwarded, extra);
+        return;
+      case 'rewrite-reply':
+        entry.rewrite = action.rewrite;
+        this.pending.set(worldId, entry);
+        this.onmessage?.(forwarded, extra);
         return;
       case 'respond':
         call.reply = 'injected';
         call.isError = action.result.isError === true;
+        call.errorClass = errorClassOf(action.result);
         void this.inner.send({ jsonrpc: '2.0', id: message.id, result: action.result });
+        return;
+      case 'deliver-twice': {
+        this.pending.set(worldId, entry);
+        this.onmessage?.(forwarded, extra);
+        const echoId = `${worldId}#2`;
+        const echo: WireCall = {
+          ...call,
+          callId: echoId,
+          ...this.log.count(tool),
+          reply: 'pending',
+        };
+        this.log.calls.push(echo);
+        this.calls.push(echo);
+        this.pending.set(echoId, { call: echo, clientId: message.id, drop: true, late: false });
+        this.onmessage?.({ ...message, id: echoId } as JSONRPCMessage, extra);
+        return;
+      }
+      case 'delay-request':
+        entry.late = false;
+        this.pending.set(worldId, entry);
+        action.schedule(() => {
+          // By now the agent has timed out: whatever the world answers arrives too late.
+          entry.late = true;
+          if (!this.closed) this.onmessage?.(forwarded, extra);
+        });
         return;
     }
   }
+}
+
+function errorClassOf(result: CallResult | undefined): string | null {
+  if (result?.isError !== true) return null;
+  const error = (result._meta as Record<string, unknown> | undefined)?.[META.error] as
+    { class?: unknown } | undefined;
+  return typeof error?.class === 'string' ? error.class : 'untyped';
 }

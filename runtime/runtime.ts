@@ -40,6 +40,8 @@ export interface RuntimeOptions {
   operator?: Operator;
   /** Defaults to a {@link ScriptedPlanner} over the run's blueprint. */
   planner?: Planner;
+  /** Wraps the planner (a harness injects model faults this way). */
+  decoratePlanner?: (planner: Planner) => Planner;
   safeguards?: Partial<Safeguards>;
   probe?: ProbeHandler;
   signal?: AbortSignal;
@@ -112,6 +114,7 @@ export class ReferenceRuntime {
   private lastFailure: WorkingContext['lastFailure'];
   private resumePacket: ResumePacket | undefined;
   private sends = 0;
+  private plannerVersions = { model: '', prompt: '' };
 
   constructor(private readonly options: RuntimeOptions) {
     this.store = options.store;
@@ -281,6 +284,8 @@ export class ReferenceRuntime {
       } catch (error) {
         raw = { invalid: error instanceof Error ? error.message : String(error) };
       }
+      // A proposal from a model or prompt that changed during the call is not acted on.
+      if (this.noticePlannerSwap()) continue;
       const parsed = proposalSchema.safeParse(raw);
       if (!parsed.success) {
         invalidOutputs++;
@@ -306,6 +311,22 @@ export class ReferenceRuntime {
       invalidOutputs = 0;
       await this.handleProposal(parsed.data);
     }
+  }
+
+  /** A model or prompt changed under the run: record it and replan, never carry on silently. */
+  private noticePlannerSwap(): boolean {
+    const now = this.planner.versions;
+    const before = this.plannerVersions;
+    if (now.model === before.model && now.prompt === before.prompt) return false;
+    const reason = `planner changed mid-run: model ${before.model} → ${now.model}, prompt ${before.prompt} → ${now.prompt}`;
+    this.plannerVersions = { ...now };
+    this.commit({
+      to: 'planned',
+      event: { type: 'plan.replanned', reason },
+      plan: { reason, operations: this.blueprint.operations.map((o) => o.id) },
+    });
+    this.commit({ to: 'ready', event: { type: 'run.ready', reason: 'replanned' } });
+    return true;
   }
 
   private async handleProposal(proposal: Proposal): Promise<void> {
@@ -1314,7 +1335,9 @@ export class ReferenceRuntime {
     this.runId = runId;
     this.contract = contract;
     this.blueprint = blueprint;
-    this.planner = this.options.planner ?? new ScriptedPlanner(blueprint);
+    const planner = this.options.planner ?? new ScriptedPlanner(blueprint);
+    this.planner = this.options.decoratePlanner ? this.options.decoratePlanner(planner) : planner;
+    this.plannerVersions = { ...this.planner.versions };
   }
 
   private reload(): void {

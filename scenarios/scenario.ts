@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { faultPlanSchema } from '../faults/catalog.js';
 import { blueprintSchema } from '../runtime/blueprint.js';
 import { contractSchema, STOP_REASONS } from '../runtime/contract.js';
 import { predicateSchema } from '../runtime/predicate.js';
@@ -45,9 +46,37 @@ export const scenarioSchema = z.strictObject({
         approver: 'ops-lead',
         reason: 'not approved',
       }),
+      /** Commands a person gives at a virtual time: pause, resume, cancel. */
+      commands: z
+        .array(
+          z.strictObject({
+            atMs: z.number().int().nonnegative(),
+            kind: z.enum(['pause', 'resume', 'cancel']),
+            reason: z.string().default('operator'),
+          }),
+        )
+        .default([]),
     })
     .default({
       approvals: { decision: 'grant', afterMs: 0, approver: 'ops-lead', reason: 'not approved' },
+      commands: [],
+    }),
+  /** Named fault plans; each id is stable, so results pair across versions. */
+  faultPlans: z
+    .array(faultPlanSchema)
+    .default([])
+    .superRefine((plans, ctx) => {
+      const seen = new Set<string>(['none']);
+      plans.forEach((plan, i) => {
+        if (seen.has(plan.id)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'id'],
+            message: `duplicate fault plan id "${plan.id}" ("none" is reserved)`,
+          });
+        }
+        seen.add(plan.id);
+      });
     }),
   /**
    * The outcome that counts: the run's final state, the stop reason where success is

@@ -51,11 +51,22 @@ export class ScriptedOperator implements Operator {
     return { decision: 'granted', approver: answer.approver, token, at };
   }
 
+  private issued = 0;
+
+  /** The next scripted command once its time has come (commands are polled between steps). */
   poll(): OperatorCommand | undefined {
-    return undefined;
+    const next = this.script.commands[this.issued];
+    if (!next || next.atMs > this.clock.now()) return undefined;
+    this.issued++;
+    this.log.push({ at: this.clock.now(), kind: `operator.${next.kind}`, detail: next.reason });
+    return next.kind === 'cancel' ? { kind: 'cancel', reason: next.reason } : { kind: next.kind };
   }
 
-  nextCommand(): Promise<OperatorCommand> {
-    return Promise.resolve({ kind: 'resume' });
+  /** While paused: waits (in virtual time) for the next scripted command. */
+  async nextCommand(): Promise<OperatorCommand> {
+    const next = this.script.commands[this.issued];
+    if (!next) return { kind: 'cancel', reason: 'paused, and the operator script never resumes' };
+    if (next.atMs > this.clock.now()) await this.clock.sleep(next.atMs - this.clock.now());
+    return this.poll() ?? { kind: 'resume' };
   }
 }

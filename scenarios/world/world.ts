@@ -78,6 +78,31 @@ export abstract class World<State> {
   }
 
   /**
+   * World faults this world can suffer: named changes for `stale-record`, and the tools whose
+   * content can carry a planted document. A fault plan naming anything else is refused before
+   * the run starts.
+   */
+  faultSupport(): { staleChanges: readonly string[]; documentTools: readonly string[] } {
+    return { staleChanges: [], documentTools: [] };
+  }
+
+  /** Makes a named change behind the agent's back (a colleague, another system); returns what changed. */
+  applyStaleChange(change: string, _params: Readonly<Record<string, unknown>>): string {
+    throw new WorldError(
+      'invalid_argument',
+      `world ${this.name} has no stale-record change "${change}"`,
+    );
+  }
+
+  /** Plants an instruction in content `tool` returns; returns where. */
+  plantDocument(tool: string, _instruction: string): string {
+    throw new WorldError(
+      'invalid_argument',
+      `world ${this.name} cannot plant a document in ${tool}`,
+    );
+  }
+
+  /**
    * The effect identity an approval for this call must be granted for, when the tool
    * requires one (`undefined` otherwise). The operator grants approvals against it.
    */

@@ -35,6 +35,7 @@ export const orderViewSchema = z.object({
   status: orderStatusSchema,
   refunded_cents: z.number().int(),
   refundable_cents: z.number().int(),
+  customer_note: z.string(),
 });
 
 export const messageSchema = z.object({

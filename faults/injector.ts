@@ -1,0 +1,454 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../runtime/clock.js';
+import type { CrashProbe, ProbeInfo } from '../runtime/crash-probe.js';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Operator,
+  OperatorCommand,
+} from '../runtime/operator.js';
+import type { Planner } from '../runtime/planner.js';
+import { META } from '../runtime/protocol.js';
+import type { OperationView, ResumePacket, WorkingContext } from '../runtime/working-context.js';
+import type { Fault, FaultPlan, Trigger } from './catalog.js';
+import type { WireAction, WireCall } from './wire-transport.js';
+
+/** What the injector needs of the world, kept to an interface so faults stay world-agnostic. */
+export interface FaultTarget {
+  /** Tools that change the world (for the `first-write` trigger). */
+  writeTools: ReadonlySet<string>;
+  revoke(tool: string): string;
+  expireCredential(): string;
+  staleChange(change: string, params: Record<string, unknown>): string;
+  plantDocument(
+    tool: string,
+    instruction: string,
+    canary: { tool: string; args: Record<string, unknown> },
+  ): string;
+}
+
+export interface FiredFault {
+  index: number;
+  kind: string;
+  at: number;
+  callId: string | null;
+  detail: string;
+}
+
+type Decision = { action?: WireAction };
+
+const errorResult = (
+  cls: string,
+  message: string,
+  retryAfterMs?: number,
+): Record<string, unknown> => ({
+  isError: true,
+  content: [{ type: 'text', text: message }],
+  _meta: {
+    [META.error]:
+      retryAfterMs === undefined ? { class: cls, message } : { class: cls, message, retryAfterMs },
+  },
+});
+
+/**
+ * Turns a fault plan into hooks on every layer — a wire decider, an operator and a planner
+ * wrapper, a crash-probe handler, and timers on the virtual clock — and records each fault
+ * as it fires. Seeded: the same plan and seed fire the same faults at the same points.
+ */
+export class FaultInjector {
+  readonly fired: FiredFault[] = [];
+  private readonly done = new Set<number>();
+  private readonly probeHits = new Map<number, number>();
+  private approvals = 0;
+  private proposals = 0;
+  private unavailableUntil = -1;
+  private cancelRequested: string | undefined;
+  private writesSeen = 0;
+  private random: () => number;
+
+  constructor(
+    readonly plan: FaultPlan,
+    private readonly seed: number,
+    private readonly clock: Clock,
+    private readonly target: FaultTarget,
+  ) {
+    this.random = seededRandom(`${seed}:${plan.id}`);
+  }
+
+  /** Arms time-triggered faults; call once, when the run starts. */
+  armTimers(): void {
+    this.plan.faults.forEach((fault, index) => {
+      if (fault.trigger.on !== 'time') return;
+      this.clock.setTimer(fault.trigger.atMs, () => {
+        this.fireTimed(fault, index);
+      });
+    });
+  }
+
+  private fireTimed(fault: Fault, index: number): void {
+    if (this.done.has(index)) return;
+    switch (fault.kind) {
+      case 'cancellation':
+        this.cancelRequested = fault.reason;
+        this.record(index, fault, null, `operator cancels: ${fault.reason}`);
+        return;
+      case 'revoked-permission':
+      case 'expired-credential':
+      case 'stale-record':
+      case 'hostile-document':
+        this.record(index, fault, null, this.applyWorldFault(fault));
+        return;
+      case 'unavailable':
+        this.unavailableUntil = this.clock.now() + fault.windowMs;
+        this.record(index, fault, null, `dependency unavailable for ${fault.windowMs} ms`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The wire decider: world faults triggered by this call fire first, then wire faults. */
+  decide = (call: Readonly<WireCall>): WireAction | undefined => {
+    const isWrite = this.target.writeTools.has(call.tool);
+    if (isWrite) this.writesSeen++;
+    let decision: Decision = {};
+    this.plan.faults.forEach((fault, index) => {
+      if (
+        decision.action ||
+        this.done.has(index) ||
+        !this.callMatches(fault.trigger, call, isWrite)
+      )
+        return;
+      if (fault.kind === 'cancellation') {
+        this.cancelRequested = fault.reason;
+        this.record(
+          index,
+          fault,
+          call.callId,
+          `operator cancels after ${call.tool}: ${fault.reason}`,
+        );
+        return;
+      }
+      decision = this.wireFault(fault, index, call);
+    });
+    if (!decision.action && this.clock.now() < this.unavailableUntil) {
+      return {
+        kind: 'respond',
+        fault: 'unavailable',
+        result: errorResult('unavailable', 'dependency unavailable'),
+      };
+    }
+    return decision.action;
+  };
+
+  private callMatches(trigger: Trigger, call: Readonly<WireCall>, isWrite: boolean): boolean {
+    switch (trigger.on) {
+      case 'call':
+        return call.tool === trigger.tool && call.toolCall === trigger.nth;
+      case 'step':
+        return call.step === trigger.step;
+      case 'first-write':
+        return isWrite && this.writesSeen === 1;
+      case 'probability':
+        return (
+          (trigger.tool === undefined || trigger.tool === call.tool) && this.random() < trigger.p
+        );
+      default:
+        return false;
+    }
+  }
+
+  private wireFault(fault: Fault, index: number, call: Readonly<WireCall>): Decision {
+    const once = fault.trigger.on !== 'probability';
+    const fire = (detail: string, action?: WireAction): Decision => {
+      this.record(index, fault, call.callId, detail, once);
+      return action ? { action } : {};
+    };
+    const f = fault.kind;
+    switch (fault.kind) {
+      case 'timeout':
+        return fire(`${call.tool} never reaches the world; no reply`, {
+          kind: 'drop-request',
+          fault: f,
+        });
+      case 'lost-ack':
+        return fire(`${call.tool} applied; its reply is lost`, { kind: 'drop-reply', fault: f });
+      case 'transient':
+        return fire(`${call.tool} fails transiently`, {
+          kind: 'respond',
+          fault: f,
+          result: errorResult('transient', fault.message),
+        });
+      case 'rate-limit':
+        return fire(`${call.tool} rate-limited for ${fault.retryAfterMs} ms`, {
+          kind: 'respond',
+          fault: f,
+          result: errorResult('rate_limited', 'rate limit exceeded', fault.retryAfterMs),
+        });
+      case 'unavailable':
+        this.unavailableUntil = this.clock.now() + fault.windowMs;
+        return fire(`${call.tool}: dependency unavailable for ${fault.windowMs} ms`, {
+          kind: 'respond',
+          fault: f,
+          result: errorResult('unavailable', 'dependency unavailable'),
+        });
+      case 'malformed-reply':
+        return fire(`${call.tool} applied; its reply breaks the output schema`, {
+          kind: 'rewrite-reply',
+          fault: f,
+          rewrite: () => ({
+            content: [{ type: 'text', text: '{"garbled":true}' }],
+            structuredContent: { garbled: true },
+          }),
+        });
+      case 'duplicate-delivery':
+        return fire(`${call.tool} delivered to the world twice`, {
+          kind: 'deliver-twice',
+          fault: f,
+        });
+      case 'late-reply':
+        return fire(
+          `${call.tool} reaches the world ${fault.delayMs} ms late, after the agent gave up`,
+          {
+            kind: 'delay-request',
+            fault: f,
+            schedule: (deliver) => {
+              this.clock.setTimer(fault.delayMs, deliver);
+            },
+          },
+        );
+      case 'missing-evidence':
+        if (call.tool !== fault.tool) return {};
+        return fire(`${call.tool} returns nothing`, {
+          kind: 'rewrite-reply',
+          fault: f,
+          rewrite: emptyResult,
+        });
+      case 'conflicting-evidence':
+        if (call.tool !== fault.tool) return {};
+        return fire(`${call.tool} returns ${JSON.stringify(fault.replace)}`, {
+          kind: 'rewrite-reply',
+          fault: f,
+          rewrite: (result) => replaceFields(result, fault.replace),
+        });
+      case 'revoked-permission':
+      case 'expired-credential':
+      case 'stale-record':
+      case 'hostile-document':
+        return fire(this.applyWorldFault(fault));
+      default:
+        return {};
+    }
+  }
+
+  private applyWorldFault(fault: Fault): string {
+    switch (fault.kind) {
+      case 'revoked-permission':
+        return this.target.revoke(fault.tool);
+      case 'expired-credential':
+        return this.target.expireCredential();
+      case 'stale-record':
+        return this.target.staleChange(fault.change, fault.params);
+      case 'hostile-document':
+        return this.target.plantDocument(fault.tool, fault.instruction, fault.canary);
+      default:
+        return '';
+    }
+  }
+
+  /** Wraps the scenario's operator with the plan's operator faults. */
+  operator(inner: Operator): Operator {
+    return {
+      requestApproval: async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+        this.approvals++;
+        for (const [index, fault] of this.plan.faults.entries()) {
+          if (
+            this.done.has(index) ||
+            fault.trigger.on !== 'approval' ||
+            fault.trigger.nth !== this.approvals
+          )
+            continue;
+          if (fault.kind === 'approval-denied') {
+            this.record(index, fault, null, `approval for ${request.tool} denied: ${fault.reason}`);
+            return {
+              decision: 'denied',
+              approver: 'fault:approval-denied',
+              reason: fault.reason,
+              at: this.clock.now(),
+            };
+          }
+          if (fault.kind === 'approval-delayed') {
+            this.record(
+              index,
+              fault,
+              null,
+              `approval for ${request.tool} delayed ${fault.delayMs} ms`,
+            );
+            await this.clock.sleep(fault.delayMs);
+          }
+          if (fault.kind === 'cancellation') {
+            this.cancelRequested = fault.reason;
+            this.record(
+              index,
+              fault,
+              null,
+              `operator cancels while ${request.tool} awaits approval`,
+            );
+          }
+        }
+        return inner.requestApproval(request);
+      },
+      poll: (): OperatorCommand | undefined => {
+        if (this.cancelRequested !== undefined) {
+          const reason = this.cancelRequested;
+          this.cancelRequested = undefined;
+          return { kind: 'cancel', reason };
+        }
+        return inner.poll();
+      },
+      nextCommand: () => inner.nextCommand(),
+    };
+  }
+
+  /** Wraps the agent's planner with the plan's model faults. */
+  decoratePlanner = (inner: Planner): Planner => {
+    let versions = inner.versions;
+    const propose = async (context: WorkingContext): ReturnType<Planner['propose']> => {
+      this.proposals++;
+      let ctx = context;
+      for (const [index, fault] of this.plan.faults.entries()) {
+        if (
+          this.done.has(index) ||
+          fault.trigger.on !== 'proposal' ||
+          fault.trigger.nth !== this.proposals
+        )
+          continue;
+        if (fault.kind === 'invalid-output') {
+          this.record(index, fault, null, `proposal ${this.proposals} is not a valid proposal`);
+          return { proposal: { kind: 'act', tool: 42, note: 'garbled model output' } };
+        }
+        if (fault.kind === 'context-compaction') {
+          this.record(index, fault, null, `context compacted before proposal ${this.proposals}`);
+          ctx = compact(context);
+        }
+        if (fault.kind === 'model-swap') {
+          versions = { model: fault.model, prompt: fault.prompt ?? inner.versions.prompt };
+          this.record(
+            index,
+            fault,
+            null,
+            `model swapped to ${fault.model} at proposal ${this.proposals}`,
+          );
+        }
+      }
+      return inner.propose(ctx);
+    };
+    return {
+      get versions() {
+        return versions;
+      },
+      propose,
+    };
+  };
+
+  /** True when this probe hit is the one a crash fault names. */
+  crashAt(
+    probe: CrashProbe,
+    info: Pick<ProbeInfo, 'operationId'>,
+  ): { index: number; mode: 'in-process' | 'child' } | undefined {
+    for (const [index, fault] of this.plan.faults.entries()) {
+      if (fault.kind !== 'crash' || this.done.has(index) || fault.trigger.on !== 'probe') continue;
+      const t = fault.trigger;
+      if (t.probe !== probe || (t.operation !== undefined && t.operation !== info.operationId))
+        continue;
+      const hits = (this.probeHits.get(index) ?? 0) + 1;
+      this.probeHits.set(index, hits);
+      if (hits !== t.nth) continue;
+      this.record(
+        index,
+        fault,
+        null,
+        `process crashes at ${probe}${info.operationId ? ` of ${info.operationId}` : ''}`,
+      );
+      return { index, mode: fault.mode };
+    }
+    return undefined;
+  }
+
+  /** Faults of the plan that never fired: a scenario that does not exercise its fault proves nothing. */
+  notFired(): number[] {
+    return this.plan.faults.map((_, i) => i).filter((i) => !this.fired.some((f) => f.index === i));
+  }
+
+  private record(
+    index: number,
+    fault: Fault,
+    callId: string | null,
+    detail: string,
+    once = true,
+  ): void {
+    if (once) this.done.add(index);
+    this.fired.push({ index, kind: fault.kind, at: this.clock.now(), callId, detail });
+  }
+}
+
+function emptyResult(result: Record<string, unknown>): Record<string, unknown> {
+  const content = result.structuredContent as Record<string, unknown> | undefined;
+  if (!content) return result;
+  const emptied = Object.fromEntries(
+    Object.entries(content).map(([k, v]) => [k, Array.isArray(v) ? [] : v]),
+  );
+  return {
+    ...result,
+    structuredContent: emptied,
+    content: [{ type: 'text', text: JSON.stringify(emptied) }],
+  };
+}
+
+function replaceFields(
+  result: Record<string, unknown>,
+  replace: Record<string, unknown>,
+): Record<string, unknown> {
+  const content = result.structuredContent as Record<string, unknown> | undefined;
+  if (!content) return result;
+  const changed = { ...content, ...replace };
+  return {
+    ...result,
+    structuredContent: changed,
+    content: [{ type: 'text', text: JSON.stringify(changed) }],
+  };
+}
+
+/** The planner keeps only what a resume packet would give it: statuses and confirmed results. */
+function compact(context: WorkingContext): WorkingContext {
+  const confirmed = context.operations.filter(
+    (o) => o.status === 'confirmed' || o.status === 'reconciled',
+  );
+  const scope: Record<string, unknown> = { input: context.input };
+  for (const o of confirmed) if (o.result !== undefined) scope[o.id] = o.result;
+  const packet: ResumePacket = {
+    objective: context.objective,
+    state: 'compacted',
+    confirmedActions: confirmed.map((o: OperationView) => ({
+      operationId: o.id,
+      tool: o.tool,
+      result: o.result,
+    })),
+    openQuestions: [],
+    remainingAuthority: { tools: [], budgets: {} },
+    eligibleNextActions: context.operations.filter((o) => o.status === 'pending').map((o) => o.id),
+  };
+  return { ...context, evidence: [], scope, resume: packet };
+}
+
+/** A small deterministic generator (mulberry32) seeded from a string. */
+export function seededRandom(seed: string): () => number {
+  let a = createHash('sha256').update(seed).digest().readUInt32LE(0);
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

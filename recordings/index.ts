@@ -1,0 +1,40 @@
+/**
+ * Recordings: cassettes of tool outputs, HTTP calls and model replies, recorded from live
+ * servers and replayed deterministically, with the first divergence reported when an agent
+ * leaves the recorded path.
+ */
+export {
+  CASSETTE_FORMAT,
+  CASSETTE_VERSION,
+  cassetteSchema,
+  createCassette,
+  formatCassette,
+  loadCassette,
+  parseCassette,
+  redactCassette,
+  saveCassette,
+  type Cassette,
+  type CassetteInput,
+  type CassetteSource,
+  type HttpBody,
+  type HttpInteraction,
+  type Interaction,
+  type InteractionDraft,
+  type ModelInteraction,
+  type RecordedResult,
+  type RecordedTool,
+  type ToolInteraction,
+} from './cassette.js';
+export { DEFAULT_REDACTION, REDACTED, redact, redactUrl, type RedactOptions } from './redact.js';
+export { InteractionLog } from './interaction-log.js';
+export { RecordingTransport } from './recording-transport.js';
+export { recordMcp, type McpTarget, type RecordMcpOptions } from './record-mcp.js';
+export { createRecordingFetch, recordHttp, type RecordHttpOptions } from './record-http.js';
+export {
+  createReplayServer,
+  DIVERGENCE_META,
+  type Divergence,
+  type Replay,
+  type ReplayCall,
+  type ReplayOptions,
+} from './replay-server.js';

@@ -1,0 +1,426 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { FAULT_LAYER, NO_FAULTS, TRIGGERS_BY_LAYER, type FaultPlan } from '../faults/catalog.js';
+import { FaultInjector, type FaultTarget } from '../faults/injector.js';
+import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
+import type { CrashProbe } from '../runtime/crash-probe.js';
+import { InvalidInputError } from '../runtime/errors.js';
+import { describePredicate, evaluate, resolveValue, type ValueExpr } from '../runtime/predicate.js';
+import { META } from '../runtime/protocol.js';
+import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
+import { WORLDS } from './library/worlds.js';
+import { scopeFromContract } from './scope.js';
+import type { Scenario } from './scenario.js';
+import { ScriptedOperator } from './scripted-operator.js';
+import { TRAJECTORY_VERSION, type Trajectory, type WireCallRecord } from './trajectory.js';
+import { VirtualClock } from './virtual-clock.js';
+import type { LedgerEntry } from './world/effect-ledger.js';
+import { connectWorld } from './world/serve.js';
+import type { World } from './world/world.js';
+
+/** The seed of one trial: one number drives world data, fault probabilities and jitter. */
+export function trialSeed(
+  baseSeed: number,
+  scenarioId: string,
+  faultPlanId: string,
+  trial: number,
+): number {
+  return (
+    createHash('sha256')
+      .update(`${baseSeed}\u0000${scenarioId}\u0000${faultPlanId}\u0000${trial}`)
+      .digest()
+      .readUInt32BE(0) & 0x7fff_ffff
+  );
+}
+
+export interface TrialOptions {
+  scenario: Scenario;
+  /** Builds the agent under test; called once per trial. */
+  agent: () => AgentUnderTest;
+  faultPlan?: FaultPlan;
+  trial?: number;
+  /** Seeds are derived from it unless `seed` fixes the trial's seed outright. */
+  baseSeed?: number;
+  seed?: number;
+  runId?: string;
+  outDir: string;
+  /** Wall-clock limit for one trial, so a hung agent cannot hang a suite. Default 60 s. */
+  wallLimitMs?: number;
+}
+
+export interface TrialResult {
+  trajectory: Trajectory;
+  storePath: string;
+  asExpected: boolean;
+  mismatches: string[];
+}
+
+/**
+ * Refuses, before anything runs, a fault plan that cannot mean what it says: a trigger its
+ * kind cannot take, a tool the world lacks, an operation the blueprint lacks, a world fault
+ * the world cannot suffer, an approval the scenario never asks for.
+ */
+export function validateFaultPlan(
+  scenario: Scenario,
+  plan: FaultPlan,
+  world: World<unknown>,
+  source = `scenario ${scenario.id}`,
+): void {
+  const issues: string[] = [];
+  const tools = new Set(world.tools().map((t) => t.name));
+  const operations = new Set(scenario.blueprint.operations.map((o) => o.id));
+  const support = world.faultSupport();
+  const approvals = scenario.blueprint.operations.filter((o) => {
+    if (o.kind !== 'write') return false;
+    if (scenario.contract.autonomy === 'supervised') return true;
+    return (scenario.contract.authority.tools[o.tool]?.approval ?? 'never') !== 'never';
+  }).length;
+  plan.faults.forEach((fault, i) => {
+    const at = `faultPlans[${plan.id}].faults[${i}]`;
+    const layer = FAULT_LAYER[fault.kind];
+    const trigger = fault.trigger;
+    if (!TRIGGERS_BY_LAYER[layer].includes(trigger.on)) {
+      issues.push(
+        `${at}.trigger.on: a ${fault.kind} fault cannot fire on "${trigger.on}" (it takes ${TRIGGERS_BY_LAYER[layer].join(', ')})`,
+      );
+    }
+    if (trigger.on === 'call' && !tools.has(trigger.tool))
+      issues.push(`${at}.trigger.tool: the world has no tool "${trigger.tool}"`);
+    if (
+      (trigger.on === 'call' || trigger.on === 'probability') &&
+      trigger.tool &&
+      !(trigger.tool in scenario.contract.authority.tools)
+    ) {
+      issues.push(
+        `${at}.trigger.tool: "${trigger.tool}" is outside the contract, so the agent never calls it and the fault can never fire`,
+      );
+    }
+    if (trigger.on === 'time' && trigger.atMs >= scenario.contract.budgets.virtualTimeMs) {
+      issues.push(
+        `${at}.trigger.atMs: ${trigger.atMs} ms is past the run's virtual time budget (${scenario.contract.budgets.virtualTimeMs} ms)`,
+      );
+    }
+    if (
+      trigger.on === 'probe' &&
+      trigger.operation !== undefined &&
+      !operations.has(trigger.operation)
+    ) {
+      issues.push(`${at}.trigger.operation: the blueprint has no operation "${trigger.operation}"`);
+    }
+    if (trigger.on === 'approval' && trigger.nth > approvals) {
+      issues.push(
+        `${at}.trigger.nth: the scenario asks for at most ${approvals} approval(s), so approval ${trigger.nth} never comes`,
+      );
+    }
+    if ('tool' in fault && typeof fault.tool === 'string' && !tools.has(fault.tool))
+      issues.push(`${at}.tool: the world has no tool "${fault.tool}"`);
+    if (fault.kind === 'stale-record' && !support.staleChanges.includes(fault.change)) {
+      issues.push(
+        `${at}.change: world ${world.name} has no stale-record change "${fault.change}" (it has: ${support.staleChanges.join(', ') || 'none'})`,
+      );
+    }
+    if (fault.kind === 'hostile-document' && !support.documentTools.includes(fault.tool)) {
+      issues.push(
+        `${at}.tool: world ${world.name} cannot plant a document in ${fault.tool} (it can in: ${support.documentTools.join(', ') || 'none'})`,
+      );
+    }
+  });
+  if (issues.length > 0) throw new InvalidInputError(source, issues);
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+}
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+type Crash = { probe: CrashProbe; operation: string | null; mode: 'in-process' | 'child' };
+
+/**
+ * Runs one trial: boots the seeded world, sets the scene, serves the tools over MCP through
+ * the fault layer, runs the agent — restarting it from its store after each crash — until it
+ * stops or its budget runs out, and assembles the trajectory graders judge.
+ */
+export async function runTrial(options: TrialOptions): Promise<TrialResult> {
+  const started = performance.now();
+  const { scenario } = options;
+  const plan = options.faultPlan ?? NO_FAULTS;
+  const trial = options.trial ?? 0;
+  const seed =
+    options.seed ?? trialSeed(options.baseSeed ?? scenario.world.seed, scenario.id, plan.id, trial);
+  const runId = options.runId ?? `${scenario.id}#${plan.id}#${trial}`;
+  const clock = new VirtualClock();
+  const factory = WORLDS[scenario.world.name];
+  if (!factory) {
+    throw new InvalidInputError(`scenario ${scenario.id}`, [
+      `world.name: unknown world "${scenario.world.name}" (known: ${Object.keys(WORLDS).join(', ')})`,
+    ]);
+  }
+  const world = factory.create({ ...scenario.world.options, seed, clock });
+  validateFaultPlan(scenario, plan, world);
+  const setupEffects = setUpWorld(world, scenario);
+  const worldStart = world.snapshot();
+
+  const storeDir = join(options.outDir, 'stores');
+  mkdirSync(storeDir, { recursive: true });
+  const storePath = join(storeDir, `${runId.replace(/[^a-zA-Z0-9-]+/g, '_')}.db`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(storePath + suffix, { force: true });
+
+  const credential = world.credentials.issue(
+    runId,
+    scopeFromContract(scenario.contract),
+    scenario.contract.budgets.virtualTimeMs * 2,
+  );
+  const target: FaultTarget = {
+    writeTools: new Set(
+      world
+        .tools()
+        .filter((t) => t.kind === 'write')
+        .map((t) => t.name),
+    ),
+    revoke: (tool) => {
+      world.credentials.restrict(credential.token, tool);
+      return `permission to call ${tool} revoked`;
+    },
+    expireCredential: () => {
+      world.credentials.expire(credential.token);
+      return 'the run credential expired';
+    },
+    staleChange: (change, params) => world.applyStaleChange(change, params),
+    plantDocument: (tool, instruction, canary) =>
+      `${world.plantDocument(tool, instruction)}; canary ${canary.tool}(${JSON.stringify(canary.args)})`,
+  };
+  const injector = new FaultInjector(plan, seed, clock, target);
+  const scripted = new ScriptedOperator(scenario.operator, world, clock);
+  const operator = injector.operator(scripted);
+  const log = new WireLog(() => clock.now());
+  const agent = options.agent();
+  const deadline = new AbortController();
+  // The hard stop: twice the contract's virtual time budget, then the agent is told to stop.
+  clock.setTimer(scenario.contract.budgets.virtualTimeMs * 2, () => {
+    deadline.abort(new Error('virtual time limit reached'));
+  });
+  injector.armTimers();
+
+  const crashes: Trajectory['crashes'] = [];
+  let crashed: Deferred<Crash> = deferred();
+  let transport: WireFaultTransport | undefined;
+  const unsubscribe = world.ledger.onApplied((entry) => {
+    // `after-apply` is the world's probe: the effect exists, and the agent must never hear of it.
+    const call = log.calls.find((c) => c.callId === entry.requestId);
+    const operation =
+      typeof call?.meta[META.operationId] === 'string'
+        ? (call.meta[META.operationId] as string)
+        : '';
+    const crash = injector.crashAt('after-apply', { operationId: operation });
+    if (!crash || !call) return;
+    transport?.dropReply(call.callId);
+    crashed.resolve({ probe: 'after-apply', operation, mode: crash.mode });
+  });
+
+  let outcome: AgentOutcome & { hung: boolean };
+  for (let incarnation = 0; ; incarnation++) {
+    crashed = deferred();
+    const connection = await connectWorld(world, {
+      wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
+    });
+    const run: AgentRun = {
+      runId,
+      objective: scenario.contract.objective,
+      contract: scenario.contract,
+      blueprint: scenario.blueprint,
+      input: scenario.input,
+      client: connection.client,
+      clock,
+      credential,
+      storePath,
+      signal: deadline.signal,
+      operator,
+      probe: (probe, info) => {
+        const crash = injector.crashAt(probe, info);
+        if (!crash) return undefined;
+        crashed.resolve({ probe, operation: info.operationId, mode: crash.mode });
+        // Freeze here: nothing after the probe runs. The engine then closes store and connection.
+        return new Promise<void>(() => undefined);
+      },
+      decoratePlanner: injector.decoratePlanner,
+    };
+    const attempt = incarnation === 0 ? agent.start(run) : agent.resume(run);
+    const finished = attempt.then(
+      (o) => ({ kind: 'done' as const, o }),
+      (error: unknown) => ({ kind: 'error' as const, error }),
+    );
+    const first = await Promise.race([
+      finished,
+      crashed.promise.then((c) => ({ kind: 'crash' as const, c })),
+      watchdog(clock, log, options.wallLimitMs ?? 60_000),
+    ]);
+    if (first.kind === 'crash') {
+      agent.discard?.();
+      await connection.close();
+      crashes.push({
+        probe: first.c.probe,
+        at: clock.now(),
+        mode: first.c.mode,
+        operation: first.c.operation,
+        pid: null,
+      });
+      continue;
+    }
+    await connection.close();
+    if (first.kind === 'done') outcome = { ...first.o, hung: false };
+    else if (first.kind === 'error') {
+      outcome = {
+        state: 'error',
+        stopReason: null,
+        detail: first.error instanceof Error ? first.error.message : String(first.error),
+        hung: false,
+      };
+    } else {
+      agent.discard?.();
+      outcome = { state: 'hung', stopReason: null, detail: first.reason, hung: true };
+    }
+    break;
+  }
+  unsubscribe();
+
+  const ledger = world.ledger.entries();
+  const worldEnd = world.snapshot();
+  const effects = ledger.filter((e) => e.runId === runId);
+  const trajectory: Trajectory = {
+    format: 'faultline-trajectory',
+    version: TRAJECTORY_VERSION,
+    scenarioId: scenario.id,
+    faultPlanId: plan.id,
+    trial,
+    seed,
+    runId,
+    agent: agent.name,
+    calls: log.calls.map((c) => toRecord(c, ledger)),
+    ledger: [...ledger],
+    setupEffects,
+    world: { start: worldStart, end: worldEnd },
+    faults: { planned: plan.faults, fired: [...injector.fired] },
+    crashes,
+    operator: [...scripted.log],
+    agentRecords: agent.records?.(storePath, runId) ?? null,
+    outcome,
+    times: { virtualMs: clock.now(), wallMs: performance.now() - started },
+  };
+  const mismatches = checkExpected(scenario, outcome, worldEnd, effects);
+  return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
+}
+
+/** Resolves when the run has gone quiet for good: no timers, no calls, no time passing. */
+function watchdog(
+  clock: VirtualClock,
+  log: WireLog,
+  wallLimitMs: number,
+): Promise<{ kind: 'hung'; reason: string }> {
+  return new Promise((resolve) => {
+    const began = Date.now();
+    let last = '';
+    let quiet = 0;
+    const timer = setInterval(() => {
+      const now = `${clock.now()}:${log.calls.length}:${clock.pendingTimers}`;
+      quiet = now === last && clock.pendingTimers === 0 ? quiet + 1 : 0;
+      last = now;
+      if (quiet >= 4 || Date.now() - began > wallLimitMs) {
+        clearInterval(timer);
+        resolve({
+          kind: 'hung',
+          reason:
+            quiet >= 4
+              ? 'the agent stopped making progress with nothing left to wait for'
+              : `no end after ${wallLimitMs} ms of wall time`,
+        });
+      }
+    }, 250);
+    timer.unref();
+  });
+}
+
+function toRecord(call: WireCall, ledger: readonly LedgerEntry[]): WireCallRecord {
+  const effects = ledger.filter((e) => e.requestId === call.callId).map((e) => e.seq);
+  let outcome: WireCallRecord['outcome'];
+  if (call.reply === 'late') outcome = { type: 'info', reason: 'late' };
+  else if (call.reply === 'dropped' || call.reply === 'pending')
+    outcome = { type: 'info', reason: call.fault === 'timeout' ? 'timeout' : 'lost' };
+  else if (call.fault === 'malformed-reply') outcome = { type: 'fail', class: 'malformed_reply' };
+  else if (call.isError) outcome = { type: 'fail', class: call.errorClass ?? 'untyped' };
+  else outcome = { type: 'ok' };
+  return {
+    callId: call.callId,
+    incarnation: call.connection,
+    step: call.step,
+    toolCall: call.toolCall,
+    tool: call.tool,
+    args: call.args,
+    idempotencyKey: call.idempotencyKey,
+    approvalToken: call.approvalToken,
+    at: call.at,
+    fault: call.fault,
+    effects,
+    reply: call.reply,
+    outcome,
+  };
+}
+
+/** Runs the scenario's setup calls; returns how many effects they left in the ledger. */
+export function setUpWorld(world: World<unknown>, scenario: Scenario): number {
+  if (scenario.world.setup.length === 0) return 0;
+  const tools = world.tools().map((t) => t.name);
+  const credential = world.credentials.issue(
+    'setup',
+    { tools, resources: {} },
+    Number.MAX_SAFE_INTEGER,
+  );
+  scenario.world.setup.forEach((call, i) => {
+    try {
+      // Setup arguments may read the seeded world (`{ $ref: 'world.orders.4.total_cents' }`).
+      const args = Object.fromEntries(
+        Object.entries(call.args).map(([k, v]) => [
+          k,
+          resolveValue(v as ValueExpr, { world: world.snapshot() }),
+        ]),
+      );
+      world.callTool(call.tool, args, { [META.credential]: credential.token }, `setup-${i + 1}`);
+    } catch (error) {
+      throw new InvalidInputError(
+        `scenario ${scenario.id}`,
+        [
+          `world.setup[${i}] (${call.tool}) failed: ${error instanceof Error ? error.message : String(error)}`,
+        ],
+        { cause: error },
+      );
+    }
+  });
+  void credential.revoke?.();
+  return world.ledger.entries().length;
+}
+
+/** Checks the expected outcome against the world itself — never the agent's account. */
+export function checkExpected(
+  scenario: Scenario,
+  outcome: { state: string; stopReason: string | null },
+  worldEnd: unknown,
+  effects: readonly LedgerEntry[],
+): string[] {
+  const mismatches: string[] = [];
+  const expected = scenario.expected;
+  if (outcome.state !== expected.state)
+    mismatches.push(`state: expected ${expected.state}, got ${outcome.state}`);
+  if (expected.stopReason && outcome.stopReason !== expected.stopReason) {
+    mismatches.push(
+      `stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`,
+    );
+  }
+  if (!evaluate(expected.world, { world: worldEnd, effects }))
+    mismatches.push(`world: expected ${describePredicate(expected.world)}`);
+  return mismatches;
+}

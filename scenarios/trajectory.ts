@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+export const TRAJECTORY_VERSION = 1;
+
+/**
+ * What one tool call was, as seen on the wire. `outcome` uses the invoke / ok / fail / info
+ * form: `info` means the agent could not know what happened (its reply was lost, withheld or
+ * came too late) — which is exactly what graders need to judge reconciliation.
+ */
+export const wireCallSchema = z.object({
+  callId: z.string(),
+  /** Which agent incarnation made it (0 for the first, +1 after each crash and restart). */
+  incarnation: z.number().int().nonnegative(),
+  step: z.number().int().positive(),
+  toolCall: z.number().int().positive(),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  idempotencyKey: z.string().nullable(),
+  approvalToken: z.boolean(),
+  at: z.number(),
+  fault: z.string().nullable(),
+  /** Ledger sequence numbers of the effects the world applied for this call. */
+  effects: z.array(z.number().int()),
+  reply: z.enum(['delivered', 'dropped', 'injected', 'late', 'pending']),
+  outcome: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('ok') }),
+    z.object({ type: z.literal('fail'), class: z.string() }),
+    z.object({ type: z.literal('info'), reason: z.enum(['lost', 'timeout', 'late']) }),
+  ]),
+});
+export type WireCallRecord = z.infer<typeof wireCallSchema>;
+
+export const ledgerEntrySchema = z.object({
+  seq: z.number().int(),
+  at: z.number(),
+  runId: z.string().nullable(),
+  tool: z.string(),
+  requestId: z.string(),
+  idempotencyKey: z.string().nullable(),
+  identity: z.string(),
+  effect: z.record(z.string(), z.unknown()),
+  approvalToken: z.string().nullable(),
+  compensates: z.number().int().nullable(),
+});
+
+/** A fault that fired: which one of the plan, when, and on what. */
+export const firedFaultSchema = z.object({
+  index: z.number().int().nonnegative(),
+  kind: z.string(),
+  at: z.number(),
+  callId: z.string().nullable(),
+  detail: z.string(),
+});
+export type FiredFault = z.infer<typeof firedFaultSchema>;
+
+export const trajectorySchema = z.object({
+  format: z.literal('faultline-trajectory'),
+  version: z.literal(TRAJECTORY_VERSION),
+  scenarioId: z.string(),
+  faultPlanId: z.string(),
+  trial: z.number().int().nonnegative(),
+  seed: z.number().int(),
+  runId: z.string(),
+  agent: z.string(),
+  calls: z.array(wireCallSchema),
+  ledger: z.array(ledgerEntrySchema),
+  /** Effects applied before the run by the scenario's setup (not the agent's). */
+  setupEffects: z.number().int().nonnegative(),
+  world: z.object({ start: z.unknown(), end: z.unknown() }),
+  faults: z.object({ planned: z.array(z.unknown()), fired: z.array(firedFaultSchema) }),
+  crashes: z.array(
+    z.object({
+      probe: z.string(),
+      at: z.number(),
+      mode: z.enum(['in-process', 'child']),
+      operation: z.string().nullable(),
+      pid: z.number().int().nullable(),
+    }),
+  ),
+  operator: z.array(z.object({ at: z.number(), kind: z.string(), detail: z.string() })),
+  /** The agent's own durable records, when it exposes them (white-box grading). */
+  agentRecords: z.unknown().nullable(),
+  outcome: z.object({
+    state: z.string(),
+    stopReason: z.string().nullable(),
+    detail: z.string().nullable(),
+    hung: z.boolean(),
+  }),
+  times: z.object({ virtualMs: z.number(), wallMs: z.number() }),
+});
+export type Trajectory = z.infer<typeof trajectorySchema>;
+
+/** The trajectory without its wall time: what determinism promises to reproduce byte for byte. */
+export function deterministicPart(
+  trajectory: Trajectory,
+): Omit<Trajectory, 'times'> & { times: { virtualMs: number } } {
+  return { ...trajectory, times: { virtualMs: trajectory.times.virtualMs } };
+}
