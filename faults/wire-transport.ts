@@ -76,7 +76,15 @@ export class WireLog {
   private readonly perTool = new Map<string, number>();
   private connections = 0;
 
-  constructor(readonly now: () => number = () => 0) {}
+  /**
+   * @param now the virtual clock's time, stamped on each call
+   * @param hold marks the world busy while it handles a delivered request (the clock's time
+   *   rule: virtual time never jumps past a reply that is on its way)
+   */
+  constructor(
+    readonly now: () => number = () => 0,
+    readonly hold: () => () => void = () => () => undefined,
+  ) {}
 
   /** Counts a new call and returns its per-tool and overall ordinals. */
   count(tool: string): { toolCall: number; step: number } {
@@ -99,6 +107,8 @@ interface Pending {
   rewrite?: (result: CallResult) => CallResult;
   /** Set once the agent can no longer receive the reply. */
   late: boolean;
+  /** Releases the clock once the world has answered. */
+  release?: () => void;
 }
 
 /**
@@ -149,6 +159,7 @@ export class WireFaultTransport implements Transport {
       return;
     }
     this.pending.delete(String(m.id));
+    entry.release?.();
     const { call } = entry;
     let result = m.result;
     if (result && entry.rewrite) result = entry.rewrite(result);
@@ -169,7 +180,12 @@ export class WireFaultTransport implements Transport {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const entry of this.pending.values()) entry.release?.();
     await this.inner.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
   }
 
   /** Withholds the reply of a call still being handled (the engine's `after-apply` crash). */
@@ -215,10 +231,14 @@ export class WireFaultTransport implements Transport {
     this.log.calls.push(call);
     const forwarded = { ...message, id: worldId } as JSONRPCMessage;
     const entry: Pending = { call, clientId: message.id, drop: false, late: false };
+    const deliver = (pending: Pending, msg: JSONRPCMessage): void => {
+      pending.release = this.log.hold();
+      this.onmessage?.(msg, extra);
+    };
     switch (action?.kind) {
       case undefined:
         this.pending.set(worldId, entry);
-        this.onmessage?.(forwarded, extra);
+        deliver(entry, forwarded);
         return;
       case 'drop-request':
         call.reply = 'dropped';
@@ -226,12 +246,12 @@ export class WireFaultTransport implements Transport {
       case 'drop-reply':
         entry.drop = true;
         this.pending.set(worldId, entry);
-        this.onmessage?.(forwarded, extra);
+        deliver(entry, forwarded);
         return;
       case 'rewrite-reply':
         entry.rewrite = action.rewrite;
         this.pending.set(worldId, entry);
-        this.onmessage?.(forwarded, extra);
+        deliver(entry, forwarded);
         return;
       case 'respond':
         call.reply = 'injected';
@@ -261,7 +281,7 @@ export class WireFaultTransport implements Transport {
         action.schedule(() => {
           // By now the agent has timed out: whatever the world answers arrives too late.
           entry.late = true;
-          if (!this.closed) this.onmessage?.(forwarded, extra);
+          if (!this.closed) deliver(entry, forwarded);
         });
         return;
     }

@@ -198,7 +198,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const injector = new FaultInjector(plan, seed, clock, target);
   const scripted = new ScriptedOperator(scenario.operator, world, clock);
   const operator = injector.operator(scripted);
-  const log = new WireLog(() => clock.now());
+  const log = new WireLog(
+    () => clock.now(),
+    () => clock.hold(),
+  );
   const agent = options.agent();
   const deadline = new AbortController();
   // The hard stop: twice the contract's virtual time budget, then the agent is told to stop.
