@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { STOP_REASONS } from '../runtime/contract.js';
 import { CRASH_PROBES } from '../runtime/crash-probe.js';
+import { predicateSchema } from '../runtime/predicate.js';
 
 /** Every fault kind, by the name used in files, on the command line and in reports. */
 export const FAULT_KINDS = [
@@ -195,11 +197,22 @@ export const TRIGGERS_BY_LAYER: Readonly<
   process: ['probe'],
 };
 
+/**
+ * What a plan changes about the scenario's expected outcome, when its faults make success
+ * impossible or forbidden (a revoked permission: the right outcome is a safe stop).
+ */
+const expectedOverrideSchema = z.strictObject({
+  state: z.enum(['completed', 'failed', 'blocked', 'cancelled', 'compensated']),
+  stopReason: z.enum(STOP_REASONS).optional(),
+  world: predicateSchema.optional(),
+});
+
 /** A named set of faults; its id is stable so results pair across versions. */
 export const faultPlanSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
   description: z.string().default(''),
   faults: z.array(faultSchema),
+  expected: expectedOverrideSchema.optional(),
 });
 export type FaultPlan = z.infer<typeof faultPlanSchema>;
 export type FaultPlanInput = z.input<typeof faultPlanSchema>;

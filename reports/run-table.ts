@@ -4,6 +4,7 @@ import { formatDuration } from './duration.js';
 /** What the run table shows of one run: plain data, no knowledge of the engine. */
 export interface RunRow {
   scenarioId: string;
+  faultPlanId: string;
   seed: number;
   state: string;
   stopReason: string | null;
@@ -19,12 +20,13 @@ export function renderRunTable(rows: readonly RunRow[], options: { color: boolea
   const paint = (code: number, text: string): string =>
     options.color ? `\u001b[${code}m${text}\u001b[39m` : text;
   const table = new Table({
-    head: ['scenario', 'final state', 'actions', 'effects', 'virtual time', 'result'],
+    head: ['scenario', 'fault plan', 'final state', 'actions', 'effects', 'virtual time', 'result'],
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
   });
   for (const r of rows) {
     table.push([
       r.scenarioId,
+      r.faultPlanId,
       r.stopReason ? `${r.state} (${r.stopReason})` : r.state,
       String(r.writesConfirmed),
       String(r.effects),
@@ -34,9 +36,11 @@ export function renderRunTable(rows: readonly RunRow[], options: { color: boolea
   }
   const lines = [table.toString()];
   for (const r of rows.filter((x) => !x.asExpected)) {
-    lines.push(paint(31, `✗ ${r.scenarioId}`));
+    lines.push(paint(31, `✗ ${r.scenarioId} / ${r.faultPlanId}`));
     for (const m of r.mismatches) lines.push(`    ${m}`);
-    lines.push(`    replay: npx faultline run ${r.scenarioId} --seed ${r.seed}`);
+    lines.push(
+      `    replay: npx faultline run ${r.scenarioId} --plan ${r.faultPlanId} --seed ${r.seed}`,
+    );
   }
   return lines.join('\n');
 }

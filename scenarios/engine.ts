@@ -315,7 +315,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     outcome,
     times: { virtualMs: clock.now(), wallMs: performance.now() - started },
   };
-  const mismatches = checkExpected(scenario, outcome, worldEnd, effects);
+  const mismatches = checkExpected(scenario, outcome, worldEnd, effects, plan);
   return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
 }
 
@@ -413,9 +413,17 @@ export function checkExpected(
   outcome: { state: string; stopReason: string | null },
   worldEnd: unknown,
   effects: readonly LedgerEntry[],
+  plan: FaultPlan = NO_FAULTS,
 ): string[] {
   const mismatches: string[] = [];
-  const expected = scenario.expected;
+  const override = plan.expected;
+  const expected = override
+    ? {
+        state: override.state,
+        stopReason: override.stopReason,
+        world: override.world ?? scenario.expected.world,
+      }
+    : scenario.expected;
   if (outcome.state !== expected.state)
     mismatches.push(`state: expected ${expected.state}, got ${outcome.state}`);
   if (expected.stopReason && outcome.stopReason !== expected.stopReason) {

@@ -1,3 +1,4 @@
+import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
 import type { Safeguards } from '../runtime/safeguards.js';
 import type { AgentRecords } from './agent.js';
 import { ReferenceAgent } from './agents/reference.js';
@@ -10,11 +11,14 @@ export interface RunScenarioOptions {
   /** Overrides the scenario's world seed. */
   seed?: number;
   safeguards?: Partial<Safeguards>;
+  /** Faults to inject (default: none). */
+  faultPlan?: FaultPlan;
 }
 
 /** One scenario run, as plain data for reports. */
 export interface ScenarioRunResult {
   scenarioId: string;
+  faultPlanId: string;
   title: string;
   runId: string;
   seed: number;
@@ -43,10 +47,13 @@ export async function runScenario(
   options: RunScenarioOptions,
 ): Promise<ScenarioRunResult> {
   const seed = options.seed ?? scenario.world.seed;
-  const runId = `${scenario.id}#${seed}`;
+  const plan = options.faultPlan ?? NO_FAULTS;
+  const runId =
+    plan.id === NO_FAULTS.id ? `${scenario.id}#${seed}` : `${scenario.id}#${plan.id}#${seed}`;
   const { trajectory, storePath, asExpected, mismatches } = await runTrial({
     scenario,
     agent: () => new ReferenceAgent('reference', options.safeguards ?? {}),
+    faultPlan: plan,
     seed,
     runId,
     outDir: options.outDir,
@@ -54,6 +61,7 @@ export async function runScenario(
   const actions = (trajectory.agentRecords as AgentRecords | null)?.actions ?? [];
   return {
     scenarioId: scenario.id,
+    faultPlanId: plan.id,
     title: scenario.title,
     runId,
     seed,

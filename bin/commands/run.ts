@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
+import { loadRegressions } from '../../scenarios/regression.js';
+import type { Scenario } from '../../scenarios/scenario.js';
 import { runScenario, type ScenarioRunResult } from '../../scenarios/runner.js';
 import { formatDuration } from '../../reports/duration.js';
 import { renderRunTable } from '../../reports/run-table.js';
@@ -16,8 +19,13 @@ With no globs, runs the whole built-in suite.
 Arguments:
   scenario globs     ids or globs, e.g. refunds/full-refund, 'refunds/*', refunds
 
+Every scenario runs once without faults and once per fault plan it declares. Regression files
+(JSON: a scenario id, a seed and a fault plan) in the regressions folder run too.
+
 Options:
   --scenarios FILE   also load scenarios from FILE (.ts/.js module or .json); repeatable
+  --regressions DIR  regression files to include (default: regressions/, if it exists)
+  --plan ID          run only fault plan ID of each scenario ("none" for the fault-free run)
   --seed N           world seed for every scenario (default: each scenario's own)
   --out DIR          where run stores go (default: .faultline/)
   -h, --help         show this help
@@ -32,6 +40,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     options: {
       seed: { type: 'string' },
       scenarios: { type: 'string', multiple: true },
+      regressions: { type: 'string', default: 'regressions' },
+      plan: { type: 'string' },
       out: { type: 'string', default: '.faultline' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -49,22 +59,39 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const loaded = [...BUILT_IN_SCENARIOS];
   for (const file of values.scenarios ?? []) loaded.push(...(await loadScenarioFile(file)));
   const scenarios = loaded.filter((s) => matchesAny(s.id, positionals));
-  if (scenarios.length === 0) {
+  const regressions = (await loadRegressions(values.regressions, loaded)).filter((r) =>
+    matchesAny(r.scenario.id, positionals),
+  );
+  if (scenarios.length === 0 && regressions.length === 0) {
     throw new UsageError(
       `no scenario matches ${positionals.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,
     );
   }
+  const cases: { scenario: Scenario; faultPlan: FaultPlan; seed?: number }[] = [
+    ...scenarios.flatMap((scenario) =>
+      [NO_FAULTS, ...scenario.faultPlans].map((faultPlan) => ({
+        scenario,
+        faultPlan,
+        ...(seed === undefined ? {} : { seed }),
+      })),
+    ),
+    ...regressions.map((r) => ({ scenario: r.scenario, faultPlan: r.faultPlan, seed: r.seed })),
+  ].filter((c) => values.plan === undefined || c.faultPlan.id === values.plan);
+  if (cases.length === 0) {
+    throw new UsageError(`no fault plan "${values.plan ?? ''}" in the matching scenarios`);
+  }
 
   const results: ScenarioRunResult[] = [];
   const started = performance.now();
-  for (const [i, scenario] of scenarios.entries()) {
-    const result = await runScenario(scenario, {
+  for (const [i, c] of cases.entries()) {
+    const result = await runScenario(c.scenario, {
       outDir: values.out,
-      ...(seed === undefined ? {} : { seed }),
+      faultPlan: c.faultPlan,
+      ...(c.seed === undefined ? {} : { seed: c.seed }),
     });
     results.push(result);
     io.progress(
-      `[${i + 1}/${scenarios.length}] ${result.asExpected ? 'ok  ' : 'FAIL'} ${scenario.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`,
+      `[${i + 1}/${cases.length}] ${result.asExpected ? 'ok  ' : 'FAIL'} ${c.scenario.id} / ${c.faultPlan.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`,
     );
   }
   io.progressDone();

@@ -53,7 +53,7 @@ function rows(stdout: string): [string, string][] {
     .filter((line) => /^│ [a-z0-9-]+\/[a-z0-9-]+ /.test(line))
     .map((line) => {
       const cells = line.split('│').map((c) => c.trim());
-      return [cells[1]!, cells[6]!];
+      return [cells[1]!, cells[7]!];
     });
 }
 
@@ -81,12 +81,14 @@ describe('faultline run (whole suite, default options)', () => {
   it('prints a table row for each of the five scenarios, in suite order, each as expected', () => {
     expect(rows(ran.stdout)).toEqual(SUITE.map((id) => [id, 'as expected']));
     expect(ran.stdout).not.toContain('UNEXPECTED');
-    expect(ran.stdout).toMatch(/│ refunds\/approval-denied +│ failed \(approval-denied\) +│/);
+    expect(ran.stdout).toMatch(
+      /│ refunds\/approval-denied +│ none +│ failed \(approval-denied\) +│/,
+    );
   });
 
   it('reports progress per scenario and a summary naming where the stores went', () => {
     for (const [i, id] of SUITE.entries())
-      expect(ran.stdout).toContain(`[${i + 1}/5] ok   ${id} → `);
+      expect(ran.stdout).toContain(`[${i + 1}/5] ok   ${id} / none → `);
     expect(ran.stdout).toContain('5 run(s): 5 as expected, 0 unexpected · 3h 20m virtual in ');
     expect(ran.stdout.trimEnd().endsWith(`stores in ${ran.out}/stores`)).toBe(true);
   });
@@ -163,11 +165,13 @@ describe('faultline run when a run does not end as expected', () => {
 
     expect(ran.status).toBe(1);
     expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'UNEXPECTED']]);
-    expect(ran.stdout).toContain('✗ mine/wrong-expectation');
+    expect(ran.stdout).toContain('✗ mine/wrong-expectation / none');
     expect(ran.stdout).toContain('    state: expected failed, got completed');
     expect(ran.stdout).toContain('    stop reason: expected approval-denied, got none');
     expect(ran.stdout).toMatch(/^ {4}world: expected effects\.length eq 0/m);
-    expect(ran.stdout).toMatch(/^ {4}replay: npx faultline run mine\/wrong-expectation --seed 3$/m);
+    expect(ran.stdout).toMatch(
+      /^ {4}replay: npx faultline run mine\/wrong-expectation --plan none --seed 3$/m,
+    );
     expect(ran.stdout).toContain('1 run(s): 0 as expected, 1 unexpected');
     expect(storeFiles(ran.out)).toEqual(['mine_wrong-expectation_3.db']);
   });

@@ -1,0 +1,87 @@
+/*
+ * The child process of a child-mode trial: runs the reference runtime against the parent's
+ * world (MCP on stdin/stdout), clock, operator and crash probes (IPC), on the run's SQLite
+ * store, and reports how the incarnation ended. Started by `child-agent-host.ts` as
+ * `node --import <tsx> agent-process.ts` with an IPC channel; see `protocol.ts`.
+ *
+ * stdout carries MCP and nothing else: diagnostics go to stderr.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CrashProbe } from '../../runtime/crash-probe.js';
+import type { AgentOutcome, AgentRun } from '../agent.js';
+import { ReferenceAgent } from '../agents/reference.js';
+import { ParentLink } from './parent-link.js';
+import type { FromChild, ToChild } from './protocol.js';
+import { RemoteClock } from './remote-clock.js';
+import { RemoteOperator } from './remote-operator.js';
+import { StdioClientTransport } from './stdio-client-transport.js';
+
+type Init = Extract<ToChild, { type: 'init' }>;
+
+async function incarnation(link: ParentLink, init: Init): Promise<AgentOutcome> {
+  const clock = new RemoteClock(link);
+  const operator = new RemoteOperator(link);
+  const abort = new AbortController();
+  link.on('abort', ({ reason }) => {
+    abort.abort(new Error(reason));
+  });
+  if (init.aborted !== null) abort.abort(new Error(init.aborted));
+
+  const client = new Client({ name: 'faultline-agent-child', version: '0.1.0' });
+  await client.connect(new StdioClientTransport(link));
+  const armed = new Set<CrashProbe>(init.armed);
+  const { run: spec } = init;
+  const run: AgentRun = {
+    runId: spec.runId,
+    objective: spec.objective,
+    contract: spec.contract,
+    blueprint: spec.blueprint,
+    input: spec.input,
+    client,
+    clock,
+    credential: {
+      ...spec.credential,
+      revoke: () => link.request({ kind: 'revoke' }).then(() => undefined),
+    },
+    storePath: spec.storePath,
+    signal: abort.signal,
+    operator,
+    probe: async (probe, info) => {
+      if (!armed.has(probe)) return;
+      const { crash } = await link.request({ kind: 'probe', probe, info });
+      // The faithful crash: no cleanup, no flush, no exit handlers — the kernel ends us here.
+      if (crash) process.kill(process.pid, 'SIGKILL');
+    },
+  };
+  const agent = new ReferenceAgent(init.agent.name, init.agent.safeguards);
+  try {
+    return await (init.resume ? agent.resume(run) : agent.start(run));
+  } finally {
+    await client.close();
+  }
+}
+
+const link = new ParentLink();
+// The parent going away ends the child: it never outlives its run.
+const orphaned = (): void => process.exit(1);
+process.on('disconnect', orphaned);
+
+function report(result: Extract<FromChild, { type: 'outcome' }>['result']): void {
+  process.off('disconnect', orphaned);
+  link.send({ type: 'outcome', result }, () => process.exit(0));
+}
+
+link.on('init', (init) => {
+  incarnation(link, init).then(
+    (outcome) => {
+      report({ ok: true, outcome });
+    },
+    (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(
+        `faultline child ${process.pid}: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
+      );
+      report({ ok: false, message });
+    },
+  );
+});
