@@ -9,6 +9,7 @@ import { InvalidInputError } from '../runtime/errors.js';
 import { describePredicate, evaluate, resolveValue, type ValueExpr } from '../runtime/predicate.js';
 import { META } from '../runtime/protocol.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
+import { ChildAgentHost } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
 import type { Scenario } from './scenario.js';
@@ -226,9 +227,48 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     crashed.resolve({ probe: 'after-apply', operation, mode: crash.mode });
   });
 
+  // Child mode: when any crash fault asks for one, every incarnation is a child process.
+  const child = plan.faults.some((f) => f.kind === 'crash' && f.mode === 'child')
+    ? new ChildAgentHost({
+        agent,
+        plan,
+        world,
+        clock,
+        operator,
+        credential,
+        signal: deadline.signal,
+        run: {
+          runId,
+          objective: scenario.contract.objective,
+          contract: scenario.contract,
+          blueprint: scenario.blueprint,
+          input: scenario.input,
+          storePath,
+        },
+      })
+    : undefined;
   let outcome: AgentOutcome & { hung: boolean };
   for (let incarnation = 0; ; incarnation++) {
     crashed = deferred();
+    if (child) {
+      const ended = await child.incarnation({
+        resume: incarnation > 0,
+        wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
+        crashAt: (probe, info) => {
+          if (!injector.crashAt(probe, info)) return false;
+          crashed.resolve({ probe, operation: info.operationId, mode: 'child' });
+          return true;
+        },
+        crashed: crashed.promise,
+        watchdog: watchdog(clock, log, options.wallLimitMs ?? 60_000),
+      });
+      if (ended.kind === 'crash') {
+        crashes.push(ended.crash);
+        continue;
+      }
+      outcome = ended.outcome;
+      break;
+    }
     const connection = await connectWorld(world, {
       wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
     });

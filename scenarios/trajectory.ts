@@ -74,7 +74,12 @@ export const trajectorySchema = z.object({
       at: z.number(),
       mode: z.enum(['in-process', 'child']),
       operation: z.string().nullable(),
+      /** The process that crashed (child mode); null in process. */
       pid: z.number().int().nullable(),
+      /** Child mode: the signal the process died of (SIGKILL for a faithful crash). */
+      signal: z.string().nullable().optional(),
+      /** Child mode: the pid of the process that resumed the run after this crash. */
+      resumedPid: z.number().int().nullable().optional(),
     }),
   ),
   operator: z.array(z.object({ at: z.number(), kind: z.string(), detail: z.string() })),

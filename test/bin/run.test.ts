@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../runtime/store.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SUITE = [
-  'refunds/full-refund',
-  'refunds/partial-refund',
-  'refunds/already-refunded',
-  'refunds/supervised-refund',
-  'refunds/approval-denied',
-];
+/** Every run of the built-in suite, in order: each scenario without faults, then each of its fault plans. */
+const SUITE: [string, string][] = BUILT_IN_SCENARIOS.flatMap((sc) =>
+  ['none', ...sc.faultPlans.map((p) => p.id)].map((plan): [string, string] => [sc.id, plan]),
+);
+const storeName = ([id, plan]: [string, string]): string =>
+  `${id.replace('/', '_')}${plan === 'none' ? '' : `_${plan}`}_7.db`;
 
 interface Ran {
   status: number | null;
@@ -46,14 +46,14 @@ function storeFiles(out: string): string[] {
     : [];
 }
 
-/** The table rows (lines that start with a border and name a scenario), as [id, result] pairs. */
-function rows(stdout: string): [string, string][] {
+/** The table rows (lines that start with a border and name a scenario), as [id, plan, result]. */
+function rows(stdout: string): [string, string, string][] {
   return stdout
     .split('\n')
     .filter((line) => /^│ [a-z0-9-]+\/[a-z0-9-]+ /.test(line))
     .map((line) => {
       const cells = line.split('│').map((c) => c.trim());
-      return [cells[1]!, cells[7]!];
+      return [cells[1]!, cells[2]!, cells[7]!];
     });
 }
 
@@ -78,8 +78,8 @@ describe('faultline run (whole suite, default options)', () => {
     expect(ran.status).toBe(0);
   });
 
-  it('prints a table row for each of the five scenarios, in suite order, each as expected', () => {
-    expect(rows(ran.stdout)).toEqual(SUITE.map((id) => [id, 'as expected']));
+  it('prints a table row for each run of the suite, in order, each as expected', () => {
+    expect(rows(ran.stdout)).toEqual(SUITE.map(([id, plan]) => [id, plan, 'as expected']));
     expect(ran.stdout).not.toContain('UNEXPECTED');
     expect(ran.stdout).toMatch(
       /│ refunds\/approval-denied +│ none +│ failed \(approval-denied\) +│/,
@@ -87,9 +87,11 @@ describe('faultline run (whole suite, default options)', () => {
   });
 
   it('reports progress per scenario and a summary naming where the stores went', () => {
-    for (const [i, id] of SUITE.entries())
-      expect(ran.stdout).toContain(`[${i + 1}/5] ok   ${id} / none → `);
-    expect(ran.stdout).toContain('5 run(s): 5 as expected, 0 unexpected · 3h 20m virtual in ');
+    for (const [i, [id, plan]] of SUITE.entries())
+      expect(ran.stdout).toContain(`[${i + 1}/${SUITE.length}] ok   ${id} / ${plan} → `);
+    expect(ran.stdout).toContain(
+      `${SUITE.length} run(s): ${SUITE.length} as expected, 0 unexpected · `,
+    );
     expect(ran.stdout.trimEnd().endsWith(`stores in ${ran.out}/stores`)).toBe(true);
   });
 
@@ -100,7 +102,7 @@ describe('faultline run (whole suite, default options)', () => {
   it('writes one store file per run, each holding that run and its final state', () => {
     const files = storeFiles(ran.out);
 
-    expect(files).toEqual(SUITE.map((id) => `${id.replace('/', '_')}_7.db`).sort());
+    expect(files).toEqual(SUITE.map(storeName).sort());
     const states = files.map((f) => {
       const store = RunStore.open(join(ran.out, 'stores', f));
       try {
@@ -117,16 +119,16 @@ describe('faultline run (whole suite, default options)', () => {
 
 describe('faultline run with scenario globs', () => {
   it('runs just the scenario named by id', () => {
-    const ran = faultline('run', 'refunds/full-refund');
+    const ran = faultline('run', 'refunds/full-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
-    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'as expected']]);
+    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'none', 'as expected']]);
     expect(ran.stdout).toContain('1 run(s): 1 as expected, 0 unexpected');
     expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_7.db']);
   });
 
   it('runs the scenarios a glob matches, and only those', () => {
-    const ran = faultline('run', 'refunds/*-refund');
+    const ran = faultline('run', 'refunds/*-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
     expect(rows(ran.stdout).map(([id]) => id)).toEqual([
@@ -154,6 +156,7 @@ describe('faultline run when a run does not end as expected', () => {
       string,
       unknown
     >;
+    scenario.faultPlans = [];
     scenario.expected = {
       state: 'failed',
       stopReason: 'approval-denied',
@@ -164,7 +167,7 @@ describe('faultline run when a run does not end as expected', () => {
     const ran = faultline('run', 'mine/*', '--scenarios', file, '--seed', '3');
 
     expect(ran.status).toBe(1);
-    expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'UNEXPECTED']]);
+    expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'none', 'UNEXPECTED']]);
     expect(ran.stdout).toContain('✗ mine/wrong-expectation / none');
     expect(ran.stdout).toContain('    state: expected failed, got completed');
     expect(ran.stdout).toContain('    stop reason: expected approval-denied, got none');

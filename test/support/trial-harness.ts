@@ -7,7 +7,12 @@ import { META } from '../../runtime/protocol.js';
 import type { Planner } from '../../runtime/planner.js';
 import type { EventRecord } from '../../runtime/records.js';
 import type { WorkingContext } from '../../runtime/working-context.js';
-import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../../scenarios/agent.js';
+import type {
+  AgentOutcome,
+  AgentRecords,
+  AgentRun,
+  AgentUnderTest,
+} from '../../scenarios/agent.js';
 import { ReferenceAgent } from '../../scenarios/agents/reference.js';
 import { runTrial, type TrialOptions, type TrialResult } from '../../scenarios/engine.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
@@ -179,7 +184,8 @@ export function callsOf(t: Trajectory, tool: string): WireCallRecord[] {
 /** The one call that carries a fault of `kind` (throws when there is not exactly one). */
 export function faulted(t: Trajectory, kind: string): WireCallRecord {
   const hits = t.calls.filter((c) => c.fault === kind);
-  if (hits.length !== 1) throw new Error(`expected one call with fault ${kind}, got ${hits.length}`);
+  if (hits.length !== 1)
+    throw new Error(`expected one call with fault ${kind}, got ${hits.length}`);
   return hits[0]!;
 }
 

@@ -58,5 +58,25 @@ export const fullRefund = defineScenario({
       ],
     },
   },
+  faultPlans: [
+    {
+      id: 'permission-revoked',
+      description: 'refund permission is revoked before the refund is sent: stop, do not retry',
+      faults: [
+        {
+          kind: 'revoked-permission',
+          trigger: { on: 'call', tool: 'issue_refund', nth: 1 },
+          tool: 'issue_refund',
+        },
+      ],
+      expected: {
+        state: 'blocked',
+        stopReason: 'permission-lost',
+        world: {
+          all: [hasRecord('world.orders', { order_id: 'ord_1', status: 'paid' }), effectCount(0)],
+        },
+      },
+    },
+  ],
   tags: ['approval', 'happy-path'],
 });

@@ -49,5 +49,31 @@ export const partialRefund = defineScenario({
       all: [hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }), effectCount(2)],
     },
   },
+  faultPlans: [
+    {
+      id: 'refund-ack-lost',
+      description: 'the refund is applied but its reply never arrives',
+      faults: [{ kind: 'lost-ack', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } }],
+    },
+    {
+      id: 'crash-after-apply',
+      description: 'the process dies right after the provider applied the refund',
+      faults: [
+        { kind: 'crash', trigger: { on: 'probe', probe: 'after-apply', operation: 'refund' } },
+      ],
+    },
+    {
+      id: 'message-flaky',
+      description: 'the email provider fails once, then rate-limits',
+      faults: [
+        { kind: 'transient', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } },
+        {
+          kind: 'rate-limit',
+          trigger: { on: 'call', tool: 'send_customer_message', nth: 2 },
+          retryAfterMs: 90_000,
+        },
+      ],
+    },
+  ],
   tags: ['happy-path'],
 });

@@ -1,0 +1,505 @@
+import type {
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FAULT_LAYER, type FaultPlan } from '../../faults/catalog.js';
+import type { CrashProbe, ProbeInfo } from '../../runtime/crash-probe.js';
+import type { RunCredential } from '../../runtime/credential.js';
+import { InvalidInputError } from '../../runtime/errors.js';
+import type { Operator, OperatorCommand } from '../../runtime/operator.js';
+import type { Safeguards } from '../../runtime/safeguards.js';
+import type { AgentOutcome, AgentUnderTest } from '../agent.js';
+import { ReferenceAgent } from '../agents/reference.js';
+import type { Trajectory } from '../trajectory.js';
+import type { VirtualClock } from '../virtual-clock.js';
+import type { World } from '../world/world.js';
+import type {
+  ChildAgentSpec,
+  ChildReplies,
+  ChildRequest,
+  ChildRunSpec,
+  Envelope,
+  FromChild,
+  ToChild,
+} from './protocol.js';
+import { connectWorldOverStreams } from './serve-over-streams.js';
+
+export type CrashRecord = Trajectory['crashes'][number];
+
+/** How one child incarnation ended: crashed (and must be restarted), or for good. */
+export type ChildEnded =
+  | { kind: 'crash'; crash: CrashRecord }
+  | { kind: 'done'; outcome: AgentOutcome & { hung: boolean } };
+
+export interface ChildHostOptions {
+  agent: AgentUnderTest;
+  plan: FaultPlan;
+  world: World<unknown>;
+  clock: VirtualClock;
+  operator: Operator;
+  credential: RunCredential;
+  /** The engine's deadline: its abort is forwarded to the child. */
+  signal: AbortSignal;
+  run: Omit<ChildRunSpec, 'credential'>;
+}
+
+export interface IncarnationOptions {
+  resume: boolean;
+  /** The engine's wire-fault decoration of the world's side of the connection. */
+  wrapServerTransport: (transport: Transport) => Transport;
+  /** Asks the fault injector whether this probe hit crashes the child. */
+  crashAt: (probe: CrashProbe, info: ProbeInfo) => boolean;
+  /** Resolves when the engine decided a crash (a probe hit, or `after-apply` in the world). */
+  crashed: Promise<{ probe: CrashProbe; operation: string | null }>;
+  /** Resolves when the run has gone quiet for good or ran out of wall time. */
+  watchdog: Promise<{ kind: 'hung'; reason: string }>;
+}
+
+/** Wall time a child is given to exit on its own (after its outcome, or its self-kill). */
+const EXIT_GRACE_MS = 10_000;
+
+/** Every child still alive, so none outlives the engine's process. */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const c of live) c.kill('SIGKILL');
+  });
+}
+
+/**
+ * Refuses, before anything runs, what child mode cannot do: agents other than the reference
+ * runtime (the child must rebuild the agent from data) and model faults (they wrap the planner,
+ * which lives in the child, with state that lives in the engine).
+ */
+export function checkChildMode(plan: FaultPlan, agent: AgentUnderTest): ChildAgentSpec {
+  const issues: string[] = [];
+  plan.faults.forEach((fault, i) => {
+    if (FAULT_LAYER[fault.kind] === 'model') {
+      issues.push(
+        `faultPlans[${plan.id}].faults[${i}]: a ${fault.kind} fault cannot be combined with a child-process crash yet (model faults wrap the planner, which runs in the child); use mode "in-process" for this plan`,
+      );
+    }
+  });
+  if (!(agent instanceof ReferenceAgent)) {
+    issues.push(
+      `agent "${agent.name}": child-process crashes run the reference runtime in a child process; this agent cannot be rebuilt there (use mode "in-process")`,
+    );
+  }
+  if (issues.length > 0) throw new InvalidInputError(`fault plan ${plan.id}`, issues);
+  // The reference agent's safeguards (a mutant turns one off) go to the child as data.
+  const { safeguards } = agent as unknown as { safeguards?: Partial<Safeguards> };
+  return { name: agent.name, safeguards: safeguards ?? {} };
+}
+
+function tsxLoader(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+}
+
+/**
+ * Runs a trial's agent in child processes, one per incarnation, against the world, clock,
+ * operator and fault layer that stay in the engine; the protocol is described in
+ * `protocol.ts`. A crash is a real SIGKILL; the next child resumes from the same SQLite store.
+ */
+export class ChildAgentHost {
+  private readonly spec: ChildAgentSpec;
+  private hold: (() => void) | undefined;
+  private releasing = false;
+  /** Commands shipped to a child and not yet taken, in order: resent to the next child. */
+  private readonly unconsumed: OperatorCommand[] = [];
+  private lastCrash: CrashRecord | undefined;
+  private readonly entry = fileURLToPath(new URL('./agent-process.ts', import.meta.url));
+
+  constructor(private readonly options: ChildHostOptions) {
+    this.spec = checkChildMode(options.plan, options.agent);
+  }
+
+  /** Starts a child (fresh or resuming), runs it to its end, and says how it ended. */
+  async incarnation(options: IncarnationOptions): Promise<ChildEnded> {
+    this.holdClock();
+    const child = spawn(process.execPath, ['--import', tsxLoader(), this.entry], {
+      stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+    });
+    track(child);
+    const pid = child.pid ?? null;
+    if (this.lastCrash) this.lastCrash.resumedPid = pid;
+    this.lastCrash = undefined;
+    const session = new ChildSession(child, this, options);
+    try {
+      const connection = await connectWorldOverStreams(
+        this.options.world,
+        child.stdout as NonNullable<typeof child.stdout>,
+        child.stdin as NonNullable<typeof child.stdin>,
+        { wrapServerTransport: (t) => options.wrapServerTransport(session.countMcp(t)) },
+      );
+      try {
+        return await this.watch(session, options, pid);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      session.dispose();
+      if (session.alive) child.kill('SIGKILL');
+    }
+  }
+
+  private async watch(
+    session: ChildSession,
+    options: IncarnationOptions,
+    pid: number | null,
+  ): Promise<ChildEnded> {
+    const { clock } = this.options;
+    const { run, credential, signal } = this.options;
+    session.send(
+      {
+        type: 'init',
+        agent: this.spec,
+        run: {
+          ...run,
+          credential: {
+            token: credential.token,
+            scope: credential.scope,
+            expiresAt: credential.expiresAt,
+          },
+        },
+        resume: options.resume,
+        armed: armedProbes(this.options.plan),
+        aborted: signal.aborted ? reasonOf(signal.reason) : null,
+      },
+      true,
+    );
+    const first = await Promise.race([
+      session.outcome.then((result) => ({ kind: 'outcome' as const, result })),
+      options.crashed.then((crash) => ({ kind: 'crash' as const, crash })),
+      options.watchdog,
+      session.ended.then((exit) => ({ kind: 'exit' as const, exit })),
+    ]);
+    switch (first.kind) {
+      case 'crash': {
+        // Time stops at the crash. A probe crash is the child's own SIGKILL (it has the
+        // answer); `after-apply` happened in the world, so the parent kills the child.
+        session.freeze();
+        if (first.crash.probe === 'after-apply') session.kill();
+        const exit = await session.end(EXIT_GRACE_MS);
+        const crash: CrashRecord = {
+          probe: first.crash.probe,
+          at: clock.now(),
+          mode: 'child',
+          operation: first.crash.operation,
+          pid,
+          signal: exit.signal,
+          resumedPid: null,
+        };
+        this.lastCrash = crash;
+        // The clock stays held until the next child reports idle: no time passes in a restart.
+        return { kind: 'crash', crash };
+      }
+      case 'outcome': {
+        await session.end(EXIT_GRACE_MS);
+        this.releaseClock();
+        const { result } = first;
+        return {
+          kind: 'done',
+          outcome: result.ok
+            ? { ...result.outcome, hung: false }
+            : { state: 'error', stopReason: null, detail: result.message, hung: false },
+        };
+      }
+      case 'hung':
+        session.freeze();
+        session.kill();
+        await session.end(EXIT_GRACE_MS);
+        this.releaseClock();
+        return {
+          kind: 'done',
+          outcome: { state: 'hung', stopReason: null, detail: first.reason, hung: true },
+        };
+      case 'exit':
+        this.releaseClock();
+        return {
+          kind: 'done',
+          outcome: {
+            state: 'error',
+            stopReason: null,
+            detail: `the agent's process (pid ${pid ?? '?'}) exited without an outcome (code ${first.exit.code ?? 'none'}, signal ${first.exit.signal ?? 'none'})`,
+            hung: false,
+          },
+        };
+    }
+  }
+
+  /** The options a session needs of the trial. */
+  get trial(): ChildHostOptions {
+    return this.options;
+  }
+
+  /** Ships operator commands issued since the last envelope; `all` adds those not yet taken. */
+  commandsFor(all: boolean): OperatorCommand[] {
+    const fresh: OperatorCommand[] = [];
+    for (let i = 0; i < 100; i++) {
+      const command = this.options.operator.poll();
+      if (!command) break;
+      fresh.push(command);
+    }
+    const shipped = all ? [...this.unconsumed, ...fresh] : fresh;
+    this.unconsumed.push(...fresh);
+    return shipped;
+  }
+
+  commandTaken(): void {
+    this.unconsumed.shift();
+  }
+
+  /** Takes the clock (synchronously: before the clock can look again). */
+  holdClock(): void {
+    this.releasing = false;
+    this.hold ??= this.options.clock.hold();
+  }
+
+  /**
+   * Lets the clock go once the child is idle and nothing is in flight, after one more turn of
+   * the parent's loop so that replies its handlers are about to send are counted first.
+   */
+  releaseWhenStill(still: () => boolean): void {
+    if (!this.hold || this.releasing) return;
+    this.releasing = true;
+    setImmediate(() => {
+      if (!this.releasing) return;
+      this.releasing = false;
+      if (still()) this.releaseClock();
+    });
+  }
+
+  releaseClock(): void {
+    this.releasing = false;
+    this.hold?.();
+    this.hold = undefined;
+  }
+}
+
+interface Exit {
+  code: number | null;
+  signal: string | null;
+}
+
+type AgentResult = Extract<FromChild, { type: 'outcome' }>['result'];
+
+/** One child process: the IPC end, the message counts, its timers, its exit. */
+class ChildSession {
+  alive = true;
+  readonly outcome: Promise<AgentResult>;
+  /** Resolves once the process exited and its IPC channel closed (every message read). */
+  readonly ended: Promise<Exit>;
+  private sent = 0;
+  private received = 0;
+  private idle: { received: number; sent: number } | undefined;
+  private mcpSeq = 0;
+  private readonly timers = new Map<number, () => void>();
+  private frozen = false;
+  private settle!: (result: AgentResult) => void;
+  private readonly onAbort: () => void;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly host: ChildAgentHost,
+    private readonly options: IncarnationOptions,
+  ) {
+    this.outcome = new Promise((resolve) => (this.settle = resolve));
+    const exited = new Promise<Exit>((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.alive = false;
+        resolve({ code, signal });
+      });
+    });
+    const disconnected = new Promise<void>((resolve) => {
+      if (!child.connected) resolve();
+      else child.once('disconnect', resolve);
+    });
+    this.ended = Promise.all([exited, disconnected]).then(([exit]) => {
+      this.dispose();
+      return exit;
+    });
+    // A dead child's pipes fail writes; the exit is what counts, handled above.
+    child.stdin?.on('error', () => undefined);
+    child.on('error', () => undefined);
+    child.on('message', (message: FromChild) => {
+      this.receive(message);
+    });
+    this.onAbort = () => {
+      this.send({ type: 'abort', reason: reasonOf(host.trial.signal.reason) });
+    };
+    host.trial.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Sends one envelope: the body, the time, and operator commands issued since the last. */
+  send(body: ToChild, allCommands = false): void {
+    if (!this.alive || !this.child.connected) return;
+    const envelope: Envelope = {
+      now: this.host.trial.clock.now(),
+      commands: this.host.commandsFor(allCommands),
+      body,
+    };
+    this.sent++;
+    this.child.send(envelope);
+    this.check();
+  }
+
+  /** Decorates the raw stdio transport: counts MCP lines, and marks each one sent over IPC. */
+  countMcp(inner: Transport): Transport {
+    const transport: Transport = {
+      start: async () => {
+        inner.onclose = () => transport.onclose?.();
+        inner.onerror = (error) => transport.onerror?.(error);
+        inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+          this.received++;
+          transport.onmessage?.(message, extra);
+          this.check();
+        };
+        await inner.start();
+      },
+      send: async (message: JSONRPCMessage, options?: TransportSendOptions) => {
+        if (!this.alive) return;
+        this.send({ type: 'mcp', seq: ++this.mcpSeq });
+        this.sent++;
+        this.check();
+        await inner.send(message, options);
+      },
+      close: () => inner.close(),
+      setProtocolVersion: (version: string) => inner.setProtocolVersion?.(version),
+    };
+    return transport;
+  }
+
+  /** From now on this child keeps the clock held: it is about to die. */
+  freeze(): void {
+    this.frozen = true;
+    this.host.holdClock();
+  }
+
+  kill(): void {
+    if (this.alive) this.child.kill('SIGKILL');
+  }
+
+  /** Waits for the exit; a child that does not go in time is killed. */
+  async end(graceMs: number): Promise<Exit> {
+    const timer = setTimeout(() => {
+      this.kill();
+    }, graceMs);
+    try {
+      return await this.ended;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A dead child has no timers and hears no more aborts. */
+  dispose(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    this.host.trial.signal.removeEventListener('abort', this.onAbort);
+  }
+
+  private receive(message: FromChild): void {
+    if (message.type === 'idle') {
+      this.idle = { received: message.received, sent: message.sent };
+      this.check();
+      return;
+    }
+    this.received++;
+    switch (message.type) {
+      case 'timer': {
+        const { timer } = message;
+        const cancel = this.host.trial.clock.setTimer(message.ms, () => {
+          this.timers.delete(timer);
+          this.send({ type: 'fire', timer });
+        });
+        this.timers.set(timer, cancel);
+        break;
+      }
+      case 'cancel-timer':
+        this.timers.get(message.timer)?.();
+        this.timers.delete(message.timer);
+        break;
+      case 'taken':
+        this.host.commandTaken();
+        break;
+      case 'request':
+        this.answer(message.id, message.request);
+        break;
+      case 'outcome':
+        this.settle(message.result);
+        break;
+    }
+    this.check();
+  }
+
+  private answer(id: number, request: ChildRequest): void {
+    const reply = (value: unknown, error: string | null = null): void => {
+      this.send({ type: 'reply', id, value, error });
+    };
+    const { trial } = this.host;
+    const pending = ((): ChildReplies[ChildRequest['kind']] | Promise<unknown> => {
+      switch (request.kind) {
+        case 'probe':
+          return { crash: this.options.crashAt(request.probe, request.info) };
+        case 'approval':
+          return trial.operator.requestApproval(request.request);
+        case 'next-command':
+          return trial.operator.nextCommand();
+        case 'revoke':
+          return Promise.resolve(trial.credential.revoke?.()).then(() => null);
+      }
+    })();
+    if (!(pending instanceof Promise)) {
+      reply(pending);
+      return;
+    }
+    pending.then(
+      (value) => {
+        reply(value);
+      },
+      (error: unknown) => {
+        reply(null, error instanceof Error ? error.message : String(error));
+      },
+    );
+  }
+
+  /** Holds the clock unless the child is idle and every message both ways has landed. */
+  private check(): void {
+    if (!this.alive || this.frozen) return;
+    if (!this.still()) {
+      this.host.holdClock();
+      return;
+    }
+    this.host.releaseWhenStill(() => this.alive && !this.frozen && this.still());
+  }
+
+  private still(): boolean {
+    return this.idle?.received === this.sent && this.idle.sent === this.received;
+  }
+}
+
+function armedProbes(plan: FaultPlan): CrashProbe[] {
+  const armed = new Set<CrashProbe>();
+  for (const fault of plan.faults) {
+    if (
+      fault.kind === 'crash' &&
+      fault.trigger.on === 'probe' &&
+      fault.trigger.probe !== 'after-apply'
+    )
+      armed.add(fault.trigger.probe);
+  }
+  return [...armed];
+}
+
+function reasonOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
