@@ -140,10 +140,12 @@ export class ChildAgentHost {
         child.stdin as NonNullable<typeof child.stdin>,
         { wrapServerTransport: (t) => options.wrapServerTransport(session.countMcp(t)) },
       );
+      let closed: Promise<void> | undefined;
+      const close = (): Promise<void> => (closed ??= connection.close());
       try {
-        return await this.watch(session, options, pid);
+        return await this.watch(session, options, pid, close);
       } finally {
-        await connection.close();
+        await close();
       }
     } finally {
       session.dispose();
@@ -155,6 +157,7 @@ export class ChildAgentHost {
     session: ChildSession,
     options: IncarnationOptions,
     pid: number | null,
+    close: () => Promise<void>,
   ): Promise<ChildEnded> {
     const { clock } = this.options;
     const { run, credential, signal } = this.options;
@@ -188,6 +191,8 @@ export class ChildAgentHost {
         // answer); `after-apply` happened in the world, so the parent kills the child.
         session.freeze();
         if (first.crash.probe === 'after-apply') session.kill();
+        // As in process: the connection goes with the process, before any reply is sent.
+        await close();
         const exit = await session.end(EXIT_GRACE_MS);
         const crash: CrashRecord = {
           probe: first.crash.probe,
