@@ -578,13 +578,18 @@ export class ReferenceRuntime {
       const meta = this.meta(op.id, requestId);
       if (key) meta[META.idempotencyKey] = key;
       if (approval?.token) meta[APPROVAL_TOKEN_META] = approval.token;
-      const outcome = await this.executor.call({
+      const received = await this.executor.call({
         tool: op.tool,
         args: action.args,
         meta,
         timeoutMs: this.callTimeoutMs,
         ...this.signalOption(),
       });
+      // A garbled reply to a write says nothing about whether the write happened: ambiguous.
+      const outcome: CallOutcome =
+        received.kind === 'error' && received.class === 'malformed_reply'
+          ? { kind: 'no-reply', reason: 'timeout', message: received.message }
+          : received;
       const sent = { toolCalls: 1, externalWrites: 1 };
 
       if (outcome.kind === 'ok') {

@@ -236,6 +236,38 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
     await connection.close();
   });
 
+  it('treats a garbled reply to a write as ambiguous: reconciled, never blindly resent', async () => {
+    const h = refundHarness({ honourKeys: false });
+    const connection = await h.connect((call) =>
+      call.tool === 'issue_refund' && call.toolCall === 1
+        ? {
+            kind: 'rewrite-reply',
+            fault: 'malformed-reply',
+            rewrite: () => ({
+              content: [{ type: 'text', text: '{}' }],
+              structuredContent: { garbled: true },
+            }),
+          }
+        : undefined,
+    );
+    const store = RunStore.open(h.storePath);
+    const outcome = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(false),
+    });
+
+    expect(outcome.state).toBe('completed');
+    expect(h.refunds()).toHaveLength(1);
+    expect(h.calls().filter((c) => c.tool === 'issue_refund')).toHaveLength(1);
+    expect(store.actions('run-1').find((a) => a.operationId === 'refund')?.status).toBe(
+      'reconciled',
+    );
+    store.close();
+    await connection.close();
+  });
+
   it('goes to a person when it can be neither deduplicated nor reconciled', async () => {
     const h = refundHarness({ honourKeys: false });
     const connection = await h.connect((call) =>
