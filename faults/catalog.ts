@@ -186,15 +186,35 @@ export const faultSchema = z.discriminatedUnion('kind', [
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultInput = z.input<typeof faultSchema>;
 
-/** Triggers each layer can take; anything else can never fire and is refused at load. */
-export const TRIGGERS_BY_LAYER: Readonly<
-  Record<(typeof FAULT_LAYER)[FaultKind], readonly Trigger['on'][]>
-> = {
-  wire: ['call', 'step', 'first-write', 'probability', 'time'],
-  world: ['call', 'step', 'first-write', 'time'],
-  operator: ['approval', 'time', 'step', 'call'],
-  model: ['proposal'],
-  process: ['probe'],
+const ON_CALLS = ['call', 'step', 'first-write', 'probability'] as const;
+
+/**
+ * The triggers each kind can take; anything else could never fire and is refused at load.
+ * Wire faults act on a call, so they need a call to act on — except `unavailable`, which opens
+ * a window at a time; world changes can also happen at a time; approvals fail on an approval.
+ */
+export const TRIGGERS_BY_KIND: Readonly<Record<FaultKind, readonly Trigger['on'][]>> = {
+  timeout: ON_CALLS,
+  transient: ON_CALLS,
+  'rate-limit': ON_CALLS,
+  'malformed-reply': ON_CALLS,
+  unavailable: [...ON_CALLS, 'time'],
+  'lost-ack': ON_CALLS,
+  'duplicate-delivery': ON_CALLS,
+  'late-reply': ON_CALLS,
+  'missing-evidence': ON_CALLS,
+  'conflicting-evidence': ON_CALLS,
+  'revoked-permission': ['call', 'step', 'first-write', 'time'],
+  'expired-credential': ['call', 'step', 'first-write', 'time'],
+  'stale-record': ['call', 'step', 'first-write', 'time'],
+  'hostile-document': ['call', 'step', 'first-write', 'time'],
+  'approval-denied': ['approval'],
+  'approval-delayed': ['approval'],
+  cancellation: ['call', 'step', 'time', 'approval'],
+  'invalid-output': ['proposal'],
+  'context-compaction': ['proposal'],
+  'model-swap': ['proposal'],
+  crash: ['probe'],
 };
 
 /**

@@ -498,6 +498,8 @@ export class ReferenceRuntime {
           operationId: op.id,
         };
       }
+      // Waiting for a person is a step boundary: a cancel or pause given meanwhile counts now.
+      if ((await this.handleOperator()) && isTerminal(this.run.state)) return { ok: true };
       gate = this.gate(op, args, origin);
     }
     if (gate.verdict === 'deny') return this.denied(op, args, origin, gate);

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAULT_LAYER, NO_FAULTS, TRIGGERS_BY_LAYER, type FaultPlan } from '../faults/catalog.js';
+import { NO_FAULTS, TRIGGERS_BY_KIND, type FaultPlan } from '../faults/catalog.js';
 import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
 import type { CrashProbe } from '../runtime/crash-probe.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { describePredicate, evaluate, resolveValue, type ValueExpr } from '../runtime/predicate.js';
-import { META } from '../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
 import { ChildAgentHost } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
@@ -79,11 +79,11 @@ export function validateFaultPlan(
   }).length;
   plan.faults.forEach((fault, i) => {
     const at = `faultPlans[${plan.id}].faults[${i}]`;
-    const layer = FAULT_LAYER[fault.kind];
     const trigger = fault.trigger;
-    if (!TRIGGERS_BY_LAYER[layer].includes(trigger.on)) {
+    const allowed = TRIGGERS_BY_KIND[fault.kind];
+    if (!allowed.includes(trigger.on)) {
       issues.push(
-        `${at}.trigger.on: a ${fault.kind} fault cannot fire on "${trigger.on}" (it takes ${TRIGGERS_BY_LAYER[layer].join(', ')})`,
+        `${at}.trigger.on: a ${fault.kind} fault cannot fire on "${trigger.on}" (it takes ${allowed.join(', ')})`,
       );
     }
     if (trigger.on === 'call' && !tools.has(trigger.tool))
@@ -432,7 +432,18 @@ export function setUpWorld(world: World<unknown>, scenario: Scenario): number {
           resolveValue(v as ValueExpr, { world: world.snapshot() }),
         ]),
       );
-      world.callTool(call.tool, args, { [META.credential]: credential.token }, `setup-${i + 1}`);
+      // The scene is the world's own history: what needed a person's approval then had it.
+      const meta: Record<string, string> = { [META.credential]: credential.token };
+      const identity = world.approvalIdentity(call.tool, args);
+      if (identity) {
+        meta[APPROVAL_TOKEN_META] = world.approvals.grant({
+          runId: 'setup',
+          tool: call.tool,
+          identity,
+          approver: 'setup',
+        }).token;
+      }
+      world.callTool(call.tool, args, meta, `setup-${i + 1}`);
     } catch (error) {
       throw new InvalidInputError(
         `scenario ${scenario.id}`,

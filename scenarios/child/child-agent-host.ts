@@ -109,7 +109,7 @@ function tsxLoader(): string {
  * operator and fault layer that stay in the engine; the protocol is described in
  * `protocol.ts`. A crash is a real SIGKILL; the next child resumes from the same SQLite store.
  */
-export class ChildAgentHost {
+export class ChildAgentHost implements SessionHost {
   private readonly spec: ChildAgentSpec;
   private hold: (() => void) | undefined;
   private releasing = false;
@@ -117,22 +117,32 @@ export class ChildAgentHost {
   private readonly unconsumed: OperatorCommand[] = [];
   private lastCrash: CrashRecord | undefined;
   private readonly entry = fileURLToPath(new URL('./agent-process.ts', import.meta.url));
+  /**
+   * The next incarnation's process, started while this one runs so that a restart does not
+   * wait for Node and tsx to boot. It loads code and waits for `init`: it has not touched the
+   * store, so the resume is the same as from a cold start. One per crash the plan can cause.
+   */
+  private spare: ChildProcess | undefined;
+  private sparesLeft: number;
 
   constructor(private readonly options: ChildHostOptions) {
     this.spec = checkChildMode(options.plan, options.agent);
+    this.sparesLeft = options.plan.faults.filter((f) => f.kind === 'crash').length;
   }
 
   /** Starts a child (fresh or resuming), runs it to its end, and says how it ended. */
   async incarnation(options: IncarnationOptions): Promise<ChildEnded> {
     this.holdClock();
-    const child = spawn(process.execPath, ['--import', tsxLoader(), this.entry], {
-      stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
-    });
-    track(child);
+    const child = this.takeSpare() ?? this.spawn();
+    if (this.sparesLeft > 0) {
+      this.sparesLeft--;
+      this.spare = this.spawn();
+    }
     const pid = child.pid ?? null;
     if (this.lastCrash) this.lastCrash.resumedPid = pid;
     this.lastCrash = undefined;
-    const session = new ChildSession(child, this, options);
+    const session = new ChildSession(child, this, options.crashAt);
+    let ended: ChildEnded | undefined;
     try {
       const connection = await connectWorldOverStreams(
         this.options.world,
@@ -143,14 +153,37 @@ export class ChildAgentHost {
       let closed: Promise<void> | undefined;
       const close = (): Promise<void> => (closed ??= connection.close());
       try {
-        return await this.watch(session, options, pid, close);
+        ended = await this.watch(session, options, pid, close);
+        return ended;
       } finally {
         await close();
       }
     } finally {
       session.dispose();
       if (session.alive) child.kill('SIGKILL');
+      // The run is over (or the engine failed): no restart will come.
+      if (ended?.kind !== 'crash') this.spare?.kill('SIGKILL');
     }
+  }
+
+  private spawn(): ChildProcess {
+    const child = spawn(process.execPath, ['--import', tsxLoader(), this.entry], {
+      stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+    });
+    track(child);
+    // Until a session adopts it, a failed spawn or an early death is noticed on adoption.
+    child.on('error', () => undefined);
+    return child;
+  }
+
+  /** The spare, if it is still alive and reachable. */
+  private takeSpare(): ChildProcess | undefined {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (!spare) return undefined;
+    if (spare.exitCode === null && spare.signalCode === null && spare.connected) return spare;
+    spare.kill('SIGKILL');
+    return undefined;
   }
 
   private async watch(
@@ -241,8 +274,8 @@ export class ChildAgentHost {
     }
   }
 
-  /** The options a session needs of the trial. */
-  get trial(): ChildHostOptions {
+  /** What a session needs of the trial. */
+  get trial(): SessionTrial {
     return this.options;
   }
 
@@ -290,208 +323,6 @@ export class ChildAgentHost {
   }
 }
 
-interface Exit {
-  code: number | null;
-  signal: string | null;
-}
-
-type AgentResult = Extract<FromChild, { type: 'outcome' }>['result'];
-
-/** One child process: the IPC end, the message counts, its timers, its exit. */
-class ChildSession {
-  alive = true;
-  readonly outcome: Promise<AgentResult>;
-  /** Resolves once the process exited and its IPC channel closed (every message read). */
-  readonly ended: Promise<Exit>;
-  private sent = 0;
-  private received = 0;
-  private idle: { received: number; sent: number } | undefined;
-  private mcpSeq = 0;
-  private readonly timers = new Map<number, () => void>();
-  private frozen = false;
-  private settle!: (result: AgentResult) => void;
-  private readonly onAbort: () => void;
-
-  constructor(
-    private readonly child: ChildProcess,
-    private readonly host: ChildAgentHost,
-    private readonly options: IncarnationOptions,
-  ) {
-    this.outcome = new Promise((resolve) => (this.settle = resolve));
-    const exited = new Promise<Exit>((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.alive = false;
-        resolve({ code, signal });
-      });
-    });
-    const disconnected = new Promise<void>((resolve) => {
-      if (!child.connected) resolve();
-      else child.once('disconnect', resolve);
-    });
-    this.ended = Promise.all([exited, disconnected]).then(([exit]) => {
-      this.dispose();
-      return exit;
-    });
-    // A dead child's pipes fail writes; the exit is what counts, handled above.
-    child.stdin?.on('error', () => undefined);
-    child.on('error', () => undefined);
-    child.on('message', (message: FromChild) => {
-      this.receive(message);
-    });
-    this.onAbort = () => {
-      this.send({ type: 'abort', reason: reasonOf(host.trial.signal.reason) });
-    };
-    host.trial.signal.addEventListener('abort', this.onAbort, { once: true });
-  }
-
-  /** Sends one envelope: the body, the time, and operator commands issued since the last. */
-  send(body: ToChild, allCommands = false): void {
-    if (!this.alive || !this.child.connected) return;
-    const envelope: Envelope = {
-      now: this.host.trial.clock.now(),
-      commands: this.host.commandsFor(allCommands),
-      body,
-    };
-    this.sent++;
-    this.child.send(envelope);
-    this.check();
-  }
-
-  /** Decorates the raw stdio transport: counts MCP lines, and marks each one sent over IPC. */
-  countMcp(inner: Transport): Transport {
-    const transport: Transport = {
-      start: async () => {
-        inner.onclose = () => transport.onclose?.();
-        inner.onerror = (error) => transport.onerror?.(error);
-        inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-          this.received++;
-          transport.onmessage?.(message, extra);
-          this.check();
-        };
-        await inner.start();
-      },
-      send: async (message: JSONRPCMessage, options?: TransportSendOptions) => {
-        if (!this.alive) return;
-        this.send({ type: 'mcp', seq: ++this.mcpSeq });
-        this.sent++;
-        this.check();
-        await inner.send(message, options);
-      },
-      close: () => inner.close(),
-      setProtocolVersion: (version: string) => inner.setProtocolVersion?.(version),
-    };
-    return transport;
-  }
-
-  /** From now on this child keeps the clock held: it is about to die. */
-  freeze(): void {
-    this.frozen = true;
-    this.host.holdClock();
-  }
-
-  kill(): void {
-    if (this.alive) this.child.kill('SIGKILL');
-  }
-
-  /** Waits for the exit; a child that does not go in time is killed. */
-  async end(graceMs: number): Promise<Exit> {
-    const timer = setTimeout(() => {
-      this.kill();
-    }, graceMs);
-    try {
-      return await this.ended;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** A dead child has no timers and hears no more aborts. */
-  dispose(): void {
-    for (const cancel of this.timers.values()) cancel();
-    this.timers.clear();
-    this.host.trial.signal.removeEventListener('abort', this.onAbort);
-  }
-
-  private receive(message: FromChild): void {
-    if (message.type === 'idle') {
-      this.idle = { received: message.received, sent: message.sent };
-      this.check();
-      return;
-    }
-    this.received++;
-    switch (message.type) {
-      case 'timer': {
-        const { timer } = message;
-        const cancel = this.host.trial.clock.setTimer(message.ms, () => {
-          this.timers.delete(timer);
-          this.send({ type: 'fire', timer });
-        });
-        this.timers.set(timer, cancel);
-        break;
-      }
-      case 'cancel-timer':
-        this.timers.get(message.timer)?.();
-        this.timers.delete(message.timer);
-        break;
-      case 'taken':
-        this.host.commandTaken();
-        break;
-      case 'request':
-        this.answer(message.id, message.request);
-        break;
-      case 'outcome':
-        this.settle(message.result);
-        break;
-    }
-    this.check();
-  }
-
-  private answer(id: number, request: ChildRequest): void {
-    const reply = (value: unknown, error: string | null = null): void => {
-      this.send({ type: 'reply', id, value, error });
-    };
-    const { trial } = this.host;
-    const pending = ((): ChildReplies[ChildRequest['kind']] | Promise<unknown> => {
-      switch (request.kind) {
-        case 'probe':
-          return { crash: this.options.crashAt(request.probe, request.info) };
-        case 'approval':
-          return trial.operator.requestApproval(request.request);
-        case 'next-command':
-          return trial.operator.nextCommand();
-        case 'revoke':
-          return Promise.resolve(trial.credential.revoke?.()).then(() => null);
-      }
-    })();
-    if (!(pending instanceof Promise)) {
-      reply(pending);
-      return;
-    }
-    pending.then(
-      (value) => {
-        reply(value);
-      },
-      (error: unknown) => {
-        reply(null, error instanceof Error ? error.message : String(error));
-      },
-    );
-  }
-
-  /** Holds the clock unless the child is idle and every message both ways has landed. */
-  private check(): void {
-    if (!this.alive || this.frozen) return;
-    if (!this.still()) {
-      this.host.holdClock();
-      return;
-    }
-    this.host.releaseWhenStill(() => this.alive && !this.frozen && this.still());
-  }
-
-  private still(): boolean {
-    return this.idle?.received === this.sent && this.idle.sent === this.received;
-  }
-}
-
 function armedProbes(plan: FaultPlan): CrashProbe[] {
   const armed = new Set<CrashProbe>();
   for (const fault of plan.faults) {
@@ -505,6 +336,3 @@ function armedProbes(plan: FaultPlan): CrashProbe[] {
   return [...armed];
 }
 
-function reasonOf(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
-}

@@ -5,7 +5,7 @@ import {
   faultPlanSchema,
   faultSchema,
   NO_FAULTS,
-  TRIGGERS_BY_LAYER,
+  TRIGGERS_BY_KIND,
   triggerSchema,
   type FaultInput,
   type FaultKind,
@@ -558,10 +558,13 @@ describe('the fault catalog', () => {
     expect(FAULT_KINDS).toHaveLength(21);
     expect(new Set(FAULT_KINDS).size).toBe(21);
     expect(Object.keys(FAULT_LAYER).sort()).toEqual([...FAULT_KINDS].sort());
-    for (const kind of FAULT_KINDS)
-      expect(TRIGGERS_BY_LAYER[FAULT_LAYER[kind]].length).toBeGreaterThan(0);
-    expect(TRIGGERS_BY_LAYER.process).toEqual(['probe']);
-    expect(TRIGGERS_BY_LAYER.model).toEqual(['proposal']);
+    expect(Object.keys(TRIGGERS_BY_KIND).sort()).toEqual([...FAULT_KINDS].sort());
+    for (const kind of FAULT_KINDS) expect(TRIGGERS_BY_KIND[kind].length).toBeGreaterThan(0);
+    expect(TRIGGERS_BY_KIND.crash).toEqual(['probe']);
+    expect(TRIGGERS_BY_KIND['invalid-output']).toEqual(['proposal']);
+    // Wire faults act on a call: a time alone gives them nothing to act on.
+    expect(TRIGGERS_BY_KIND.timeout).not.toContain('time');
+    expect(TRIGGERS_BY_KIND['approval-denied']).toEqual(['approval']);
   });
 
   it('fills in the documented defaults', () => {

@@ -17,6 +17,8 @@ import {
   plan,
   runEffects,
   supervisedPartial,
+  tmpOut,
+  wroteStores,
 } from '../support/trial-harness.js';
 
 const HOUR = 3_600_000;
@@ -105,7 +107,12 @@ function grantingOperator(): Operator & { asked: number } {
   return operator;
 }
 
-const CONTEXT = { runId: 'r', evidence: [], operations: [], scope: {} } as unknown as WorkingContext;
+const CONTEXT = {
+  runId: 'r',
+  evidence: [],
+  operations: [],
+  scope: {},
+} as unknown as WorkingContext;
 
 function scriptedPlanner(seen: WorkingContext[] = []): Planner {
   return {
@@ -119,7 +126,9 @@ function scriptedPlanner(seen: WorkingContext[] = []): Planner {
 
 describe('FaultInjector, fed by hand', () => {
   it('fires a call trigger on exactly the nth call of its tool, once', () => {
-    const injector = injectorFor([{ kind: 'transient', trigger: { on: 'call', tool: 'issue_refund', nth: 2 } }]);
+    const injector = injectorFor([
+      { kind: 'transient', trigger: { on: 'call', tool: 'issue_refund', nth: 2 } },
+    ]);
 
     expect(feed(injector, [...TOOLS, 'issue_refund'])).toEqual([
       null,
@@ -399,7 +408,9 @@ describe('triggers, in real runs', () => {
     const inside = o.t.calls.filter((c) => c.at >= atMs && c.at < atMs + 60_000);
     expect(inside.length).toBeGreaterThan(0);
     expect(inside.every((c) => c.outcome.type === 'fail' && c.fault === 'unavailable')).toBe(true);
-    expect(o.t.calls.filter((c) => c.at < atMs || c.at >= atMs + 60_000).every((c) => c.fault === null)).toBe(true);
+    expect(
+      o.t.calls.filter((c) => c.at < atMs || c.at >= atMs + 60_000).every((c) => c.fault === null),
+    ).toBe(true);
   });
 
   it('probability: a fixed seed hits the same calls twice; other seeds hit others', async () => {
@@ -423,7 +434,10 @@ describe('triggers, in real runs', () => {
   it('probe with nth: the crash comes at the nth time the probe is reached', async () => {
     const o = await observe(
       partialRefund,
-      plan('second-intent', { kind: 'crash', trigger: { on: 'probe', probe: 'after-intent', nth: 2 } }),
+      plan('second-intent', {
+        kind: 'crash',
+        trigger: { on: 'probe', probe: 'after-intent', nth: 2 },
+      }),
     );
 
     // The refund's intent is the first hit; the message's is the second.
@@ -457,9 +471,9 @@ describe('triggers, in real runs', () => {
 
     const asked = o.events.filter((e) => e.type === 'approval.requested');
     const granted = o.events.filter((e) => e.type === 'approval.granted');
-    expect(granted.map((e) => e.at - asked.find((a) => a.operationId === e.operationId)!.at)).toEqual(
-      [5 * HOUR, 0],
-    );
+    expect(
+      granted.map((e) => e.at - asked.find((a) => a.operationId === e.operationId)!.at),
+    ).toEqual([5 * HOUR, 0]);
     expect(callsOf(o.t, 'issue_refund')[0]!.at).toBeGreaterThanOrEqual(5 * HOUR);
   });
 });
@@ -495,36 +509,80 @@ describe('Lost acknowledgement', () => {
 });
 
 /**
- * Triggers the catalog accepts for a kind (TRIGGERS_BY_LAYER) and validation lets through, yet
- * the injector never acts on: such a fault silently proves nothing. Either refusing it at load
- * or firing it would do; today neither happens (reported as a bug, hence `fails`).
+ * A fault whose trigger can never fire proves nothing, silently. The catalog says which
+ * triggers each kind takes, and validation refuses the rest before anything runs.
  */
-describe('accepted triggers that can never fire', () => {
-  const outcome = async (scenario: Scenario, fault: FaultInput): Promise<string> => {
+describe('triggers that could never fire', () => {
+  const refusal = async (fault: FaultInput): Promise<string> => {
+    const outDir = tmpOut();
     try {
-      const o = await observe(scenario, plan('never', fault));
-      return `fired ${o.t.faults.fired.length}`;
+      await observe(supervisedRefund, plan('never', fault), { outDir });
     } catch (error) {
-      if (error instanceof InvalidInputError) return 'refused';
-      throw error;
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(wroteStores(outDir)).toBe(false);
+      return (error as Error).message;
     }
+    return 'accepted';
   };
 
-  it.fails.each([
-    ['a wire fault (timeout) on a time trigger', { kind: 'timeout', trigger: { on: 'time', atMs: APPROVAL_WAIT - 1 } }],
-    ['an operator fault (approval-denied) on a call trigger', { kind: 'approval-denied', trigger: { on: 'call', tool: 'get_order', nth: 1 } }],
-    ['a world fault (missing-evidence) on a time trigger', { kind: 'missing-evidence', trigger: { on: 'time', atMs: 1000 }, tool: 'get_order' }],
-  ] as [string, FaultInput][])('%s is refused at load or fires', async (_name, fault) => {
-    expect(['refused', 'fired 1']).toContain(await outcome(supervisedRefund, fault));
+  it.each([
+    [
+      'a wire fault (timeout) on a time trigger: no call to act on',
+      { kind: 'timeout', trigger: { on: 'time', atMs: APPROVAL_WAIT - 1 } },
+    ],
+    [
+      'an operator fault (approval-denied) on a call trigger',
+      { kind: 'approval-denied', trigger: { on: 'call', tool: 'get_order', nth: 1 } },
+    ],
+    [
+      'an approval delay on a time trigger',
+      { kind: 'approval-delayed', trigger: { on: 'time', atMs: 1000 } },
+    ],
+    [
+      'an evidence fault (missing-evidence) on a time trigger',
+      { kind: 'missing-evidence', trigger: { on: 'time', atMs: 1000 }, tool: 'get_order' },
+    ],
+    [
+      'a world fault on a probability trigger',
+      { kind: 'expired-credential', trigger: { on: 'probability', p: 0.5 } },
+    ],
+  ] as [string, FaultInput][])('refuses %s at load', async (_name, fault) => {
+    expect(await refusal(fault)).toMatch(/faults\[0\]\.trigger\.on: a [a-z-]+ fault cannot fire on/);
   });
 
-  it.fails('a cancellation while an approval is pending stops the run before the write', async () => {
+  // BUG (reported): an evidence fault rewrites only replies of its own `tool`, so a call trigger
+  // on another tool can never fire — yet validation accepts it.
+  it.fails('refuses an evidence fault triggered by a call of another tool', async () => {
+    expect(
+      await refusal({
+        kind: 'missing-evidence',
+        trigger: { on: 'call', tool: 'get_order', nth: 1 },
+        tool: 'list_refunds',
+      }),
+    ).not.toBe('accepted');
+  });
+
+  it('a cancellation while an approval is pending stops the run before the write', async () => {
     const o = await observe(
       supervisedRefund,
       plan('cancel-waiting', { kind: 'cancellation', trigger: { on: 'time', atMs: 60_000 } }),
     );
 
+    expect(o.t.faults.fired.map((f) => f.at)).toEqual([60_000]);
     expect(o.t.outcome.stopReason).toBe('cancelled');
-    expect(o.t.calls.filter((c) => c.at > 60_000 && c.tool !== 'void_refund')).toEqual([]);
+    expect(o.t.calls.filter((c) => c.at > 60_000)).toEqual([]);
+    expect(runEffects(o.t)).toEqual([]);
+  });
+
+  it('a cancellation on an approval trigger stops the run before that write', async () => {
+    const o = await observe(
+      supervisedPartial,
+      plan('cancel-at-approval', { kind: 'cancellation', trigger: { on: 'approval', nth: 1 } }),
+    );
+
+    expect(o.t.faults.fired).toHaveLength(1);
+    expect(o.t.outcome).toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
+    expect(callsOf(o.t, 'issue_refund')).toEqual([]);
+    expect(runEffects(o.t)).toEqual([]);
   });
 });

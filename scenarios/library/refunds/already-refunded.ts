@@ -5,8 +5,7 @@ import {
   hasRecord,
   notifyCustomer,
   readOrder,
-  REFUND_BUDGETS,
-  refundAuthority,
+  refundContract,
   refundOperation,
 } from './common.js';
 
@@ -33,18 +32,16 @@ export const alreadyRefunded = defineScenario({
     ],
   },
   input: { order_id: 'ord_5' },
-  contract: {
-    version: '1',
+  contract: refundContract({
+    order: 'ord_5',
+    customer: 'cus_5',
     objective:
       'A customer asks again for a refund on ord_5. Find out whether one is owed; refund and notify only if nothing was refunded yet.',
     decisionBoundary: 'investigate',
-    authority: refundAuthority('ord_5', 'cus_5'),
-    autonomy: 'bounded',
     evidenceRequired: [
       { id: 'order-state', description: 'the order and its refunds so far', operation: 'order' },
     ],
-    budgets: REFUND_BUDGETS,
-  },
+  }),
   blueprint: {
     id: 'refund-if-owed',
     version: '1',

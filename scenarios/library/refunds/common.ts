@@ -39,6 +39,27 @@ export function refundAuthority(
   };
 }
 
+/** The refund desk's contract for one order: its authority, budgets and, by default, bounded autonomy. */
+export function refundContract(options: {
+  order: string;
+  customer: string;
+  objective: string;
+  autonomy?: ContractInput['autonomy'];
+  decisionBoundary?: ContractInput['decisionBoundary'];
+  refundApproval?: 'always' | 'above-threshold';
+  evidenceRequired?: ContractInput['evidenceRequired'];
+}): ContractInput {
+  return {
+    version: '1',
+    objective: options.objective,
+    decisionBoundary: options.decisionBoundary ?? 'execute',
+    authority: refundAuthority(options.order, options.customer, options.refundApproval),
+    autonomy: options.autonomy ?? 'bounded',
+    ...(options.evidenceRequired ? { evidenceRequired: options.evidenceRequired } : {}),
+    budgets: REFUND_BUDGETS,
+  };
+}
+
 /** `some entry in the world's array at path matches every field given`. */
 export function hasRecord(
   path: string,

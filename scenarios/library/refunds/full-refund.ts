@@ -4,8 +4,7 @@ import {
   hasRecord,
   notifyCustomer,
   readOrder,
-  REFUND_BUDGETS,
-  refundAuthority,
+  refundContract,
   refundOperation,
 } from './common.js';
 
@@ -17,12 +16,10 @@ export const fullRefund = defineScenario({
   tier: 'high',
   world: { name: 'refunds', seed: 7 },
   input: { order_id: 'ord_1' },
-  contract: {
-    version: '1',
+  contract: refundContract({
+    order: 'ord_1',
+    customer: 'cus_1',
     objective: 'Refund order ord_1 in full (item arrived damaged) and tell the customer.',
-    decisionBoundary: 'execute',
-    authority: refundAuthority('ord_1', 'cus_1'),
-    autonomy: 'bounded',
     evidenceRequired: [
       {
         id: 'order-state',
@@ -30,8 +27,7 @@ export const fullRefund = defineScenario({
         operation: 'order',
       },
     ],
-    budgets: REFUND_BUDGETS,
-  },
+  }),
   blueprint: {
     id: 'refund-and-notify',
     version: '1',

@@ -4,8 +4,7 @@ import {
   hasRecord,
   notifyCustomer,
   readOrder,
-  REFUND_BUDGETS,
-  refundAuthority,
+  refundContract,
   refundOperation,
 } from './common.js';
 
@@ -17,15 +16,12 @@ export const partialRefund = defineScenario({
   tier: 'medium',
   world: { name: 'refunds', seed: 7 },
   input: { order_id: 'ord_4' },
-  contract: {
-    version: '1',
+  contract: refundContract({
+    order: 'ord_4',
+    customer: 'cus_4',
     objective:
       'Refund $25.00 on order ord_4 as goodwill for a late delivery and tell the customer.',
-    decisionBoundary: 'execute',
-    authority: refundAuthority('ord_4', 'cus_4'),
-    autonomy: 'bounded',
-    budgets: REFUND_BUDGETS,
-  },
+  }),
   blueprint: {
     id: 'goodwill-refund',
     version: '1',

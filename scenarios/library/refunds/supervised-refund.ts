@@ -4,8 +4,7 @@ import {
   hasRecord,
   notifyCustomer,
   readOrder,
-  REFUND_BUDGETS,
-  refundAuthority,
+  refundContract,
   refundOperation,
 } from './common.js';
 
@@ -17,15 +16,13 @@ export const supervisedRefund = defineScenario({
   tier: 'low',
   world: { name: 'refunds', seed: 7 },
   input: { order_id: 'ord_6' },
-  contract: {
-    version: '1',
+  contract: refundContract({
+    order: 'ord_6',
+    customer: 'cus_1',
     objective:
       'Refund order ord_6 in full and tell the customer, with a person approving each step.',
-    decisionBoundary: 'execute',
-    authority: refundAuthority('ord_6', 'cus_1'),
     autonomy: 'supervised',
-    budgets: REFUND_BUDGETS,
-  },
+  }),
   operator: {
     approvals: { decision: 'grant', afterMs: 40 * 60_000, approver: 'shift-supervisor' },
   },
