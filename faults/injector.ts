@@ -64,6 +64,8 @@ export class FaultInjector {
   private unavailableUntil = -1;
   private cancelRequested: string | undefined;
   private writesSeen = 0;
+  /** When the last delayed request reaches the world. */
+  private lateUntil = -1;
   private random: () => number;
 
   constructor(
@@ -207,16 +209,15 @@ export class FaultInjector {
           fault: f,
         });
       case 'late-reply':
-        return fire(
-          `${call.tool} reaches the world ${fault.delayMs} ms late, after the agent gave up`,
-          {
-            kind: 'delay-request',
-            fault: f,
-            schedule: (deliver) => {
-              this.clock.setTimer(fault.delayMs, deliver);
-            },
+        return fire(`${call.tool} reaches the world ${fault.delayMs} ms late`, {
+          kind: 'delay-request',
+          fault: f,
+          schedule: (deliver) => {
+            const at = this.clock.now() + fault.delayMs;
+            this.lateUntil = Math.max(this.lateUntil, at);
+            this.clock.setTimer(fault.delayMs, deliver);
           },
-        );
+        });
       case 'missing-evidence':
         if (call.tool !== fault.tool) return {};
         return fire(`${call.tool} returns nothing`, {
@@ -235,7 +236,8 @@ export class FaultInjector {
       case 'expired-credential':
       case 'stale-record':
       case 'hostile-document':
-        return fire(this.applyWorldFault(fault));
+        // The world changes before it sees this call; the call carries the mark.
+        return fire(this.applyWorldFault(fault), { kind: 'pass', fault: f });
       default:
         return {};
     }
@@ -373,6 +375,15 @@ export class FaultInjector {
       return { index, mode: fault.mode };
     }
     return undefined;
+  }
+
+  /**
+   * Lets every delayed request reach the world, even after the agent has stopped: a request
+   * already sent arrives at the provider eventually, and its effect belongs in the ledger.
+   */
+  async deliverLate(): Promise<void> {
+    const wait = this.lateUntil - this.clock.now();
+    if (wait >= 0) await this.clock.sleep(wait + 1);
   }
 
   /** Faults of the plan that never fired: a scenario that does not exercise its fault proves nothing. */

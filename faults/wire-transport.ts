@@ -52,7 +52,12 @@ export type WireAction =
   | { kind: 'rewrite-reply'; fault: string; rewrite: (result: CallResult) => CallResult }
   /** The request is delivered to the world twice; the second reply goes nowhere. */
   | { kind: 'deliver-twice'; fault: string }
-  /** The request reaches the world only when `schedule` calls `deliver` (after the agent gave up). */
+  /** The call goes through untouched; a fault it set off elsewhere (in the world) is marked on it. */
+  | { kind: 'pass'; fault: string }
+  /**
+   * The request is held until the agent gives up on it (its cancellation arrives), then reaches
+   * the world when `schedule` calls `deliver`: its effect lands, its reply comes too late.
+   */
   | { kind: 'delay-request'; fault: string; schedule: (deliver: () => void) => void };
 
 export type WireDecider = (call: Readonly<WireCall>) => WireAction | undefined;
@@ -109,6 +114,8 @@ interface Pending {
   late: boolean;
   /** Releases the clock once the world has answered. */
   release?: () => void;
+  /** A held request: sent on to the world once the agent gives up on it. */
+  held?: (() => void) | undefined;
 }
 
 /**
@@ -200,7 +207,12 @@ export class WireFaultTransport implements Transport {
       const params = message.params as { requestId?: string | number } | undefined;
       const worldId = `${this.connection}/${String(params?.requestId)}`;
       const entry = this.pending.get(worldId);
-      if (entry) entry.late = true;
+      if (entry) {
+        entry.late = true;
+        const held = entry.held;
+        entry.held = undefined;
+        held?.();
+      }
     }
     if (message.method !== 'tools/call' || message.id === undefined) {
       this.onmessage?.(message as JSONRPCMessage, extra);
@@ -237,6 +249,7 @@ export class WireFaultTransport implements Transport {
     };
     switch (action?.kind) {
       case undefined:
+      case 'pass':
         this.pending.set(worldId, entry);
         deliver(entry, forwarded);
         return;
@@ -261,28 +274,24 @@ export class WireFaultTransport implements Transport {
         return;
       case 'deliver-twice': {
         this.pending.set(worldId, entry);
-        this.onmessage?.(forwarded, extra);
+        deliver(entry, forwarded);
         const echoId = `${worldId}#2`;
-        const echo: WireCall = {
-          ...call,
-          callId: echoId,
-          ...this.log.count(tool),
-          reply: 'pending',
-        };
+        // The echo is the network's doing, not a call the agent made: it takes no count of its own.
+        const echo: WireCall = { ...call, callId: echoId, reply: 'pending' };
         this.log.calls.push(echo);
         this.calls.push(echo);
-        this.pending.set(echoId, { call: echo, clientId: message.id, drop: true, late: false });
-        this.onmessage?.({ ...message, id: echoId } as JSONRPCMessage, extra);
+        const echoEntry: Pending = { call: echo, clientId: message.id, drop: true, late: false };
+        this.pending.set(echoId, echoEntry);
+        deliver(echoEntry, { ...message, id: echoId } as JSONRPCMessage);
         return;
       }
       case 'delay-request':
-        entry.late = false;
         this.pending.set(worldId, entry);
-        action.schedule(() => {
-          // By now the agent has timed out: whatever the world answers arrives too late.
-          entry.late = true;
-          if (!this.closed) deliver(entry, forwarded);
-        });
+        entry.held = () => {
+          action.schedule(() => {
+            if (!this.closed) deliver(entry, forwarded);
+          });
+        };
         return;
     }
   }

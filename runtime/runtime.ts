@@ -610,12 +610,11 @@ export class ReferenceRuntime {
         );
         if (this.options.probe) await this.probe('after-result-saved', op, attempt);
         const verified = await this.verifyPostconditions(op);
-        if (!verified.ok)
-          return {
-            ok: false,
-            failure: { class: 'precondition_failed', message: verified.failures.join('; ') },
-            operationId: op.id,
-          };
+        if (!verified.ok) {
+          // The write is confirmed but its effect cannot be seen: never carry on as if it were.
+          this.stop('failed', 'verification-failed', verified.failures.join('; '));
+          return { ok: true };
+        }
         if (this.options.probe) await this.probe('before-advance', op, attempt);
         return { ok: true };
       }
@@ -745,7 +744,8 @@ export class ReferenceRuntime {
       action.attempts,
     );
     const verified = await this.verifyPostconditions(op);
-    return verified.ok ? 'done' : { unresolved: verified.failures.join('; ') };
+    if (!verified.ok) this.stop('failed', 'verification-failed', verified.failures.join('; '));
+    return 'done';
   }
 
   /** On resume: every write whose outcome is unknown is reconciled before the planner runs. */
@@ -1009,26 +1009,34 @@ export class ReferenceRuntime {
     if (this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls) {
       return { ok: false, message: 'tool-call budget used up' };
     }
-    const requestId = `${this.runId}:${purpose}:r${this.run.used.toolCalls + 1}`;
-    const outcome = await this.executor.call({
-      tool,
-      args,
-      meta: this.meta(purpose, requestId),
-      timeoutMs: this.callTimeoutMs,
-      ...this.signalOption(),
-    });
-    if (outcome.kind !== 'ok') {
+    let requestId: string;
+    let outcome: CallOutcome;
+    for (let attempt = 1; ; attempt++) {
+      requestId = `${this.runId}:${purpose}:r${this.run.used.toolCalls + 1}`;
+      outcome = await this.executor.call({
+        tool,
+        args,
+        meta: this.meta(purpose, requestId),
+        timeoutMs: this.callTimeoutMs,
+        ...this.signalOption(),
+      });
+      if (outcome.kind === 'ok') break;
+      const failure = toFailure(outcome, false);
       this.commit({
+        ...this.toExecuting(),
         event: {
           type: 'action.read-failed',
           operationId: purpose,
           requestId,
-          resultClass: toFailure(outcome, false).class,
+          resultClass: failure.class,
           reason: outcome.message,
         },
         used: { toolCalls: 1 },
       });
-      return { ok: false, message: outcome.message };
+      // A check's read is retried by class like any other call: a blip is not a verdict.
+      if (!(await this.retryIfWorthIt(failure, attempt, purpose, false))) {
+        return { ok: false, message: outcome.message };
+      }
     }
     const evidence = this.evidenceRecord(purpose, tool, requestId, outcome.result, outcome.trust);
     this.commit({

@@ -9,7 +9,7 @@ import { InvalidInputError } from '../runtime/errors.js';
 import { describePredicate, evaluate, resolveValue, type ValueExpr } from '../runtime/predicate.js';
 import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
-import { ChildAgentHost } from './child/child-agent-host.js';
+import { ChildAgentHost, checkChildMode } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
 import type { Scenario } from './scenario.js';
@@ -116,6 +116,15 @@ export function validateFaultPlan(
     }
     if ('tool' in fault && typeof fault.tool === 'string' && !tools.has(fault.tool))
       issues.push(`${at}.tool: the world has no tool "${fault.tool}"`);
+    if (
+      (fault.kind === 'missing-evidence' || fault.kind === 'conflicting-evidence') &&
+      trigger.on === 'call' &&
+      trigger.tool !== fault.tool
+    ) {
+      issues.push(
+        `${at}.trigger.tool: a ${fault.kind} fault rewrites what ${fault.tool} returns, so it must trigger on a call of ${fault.tool} (got ${trigger.tool})`,
+      );
+    }
     if (fault.kind === 'stale-record' && !support.staleChanges.includes(fault.change)) {
       issues.push(
         `${at}.change: world ${world.name} has no stale-record change "${fault.change}" (it has: ${support.staleChanges.join(', ') || 'none'})`,
@@ -164,6 +173,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
   const world = factory.create({ ...scenario.world.options, seed, clock });
   validateFaultPlan(scenario, plan, world);
+  const agent = options.agent();
+  const childMode = plan.faults.some((f) => f.kind === 'crash' && f.mode === 'child');
+  // Refused before anything is written, like every other bad plan.
+  if (childMode) checkChildMode(plan, agent);
   const setupEffects = setUpWorld(world, scenario);
   const worldStart = world.snapshot();
 
@@ -203,7 +216,6 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     () => clock.now(),
     () => clock.hold(),
   );
-  const agent = options.agent();
   const deadline = new AbortController();
   // The hard stop: twice the contract's virtual time budget, then the agent is told to stop.
   clock.setTimer(scenario.contract.budgets.virtualTimeMs * 2, () => {
@@ -228,7 +240,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   });
 
   // Child mode: when any crash fault asks for one, every incarnation is a child process.
-  const child = plan.faults.some((f) => f.kind === 'crash' && f.mode === 'child')
+  const child = childMode
     ? new ChildAgentHost({
         agent,
         plan,
@@ -266,7 +278,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         crashes.push(ended.crash);
         continue;
       }
-      outcome = ended.outcome;
+      outcome = {
+        state: ended.outcome.state,
+        stopReason: ended.outcome.stopReason,
+        detail: ended.outcome.detail,
+        hung: ended.outcome.hung,
+      };
       break;
     }
     const connection = await connectWorld(world, {
@@ -315,9 +332,17 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       });
       continue;
     }
+    if (first.kind !== 'hung') await injector.deliverLate();
     await connection.close();
-    if (first.kind === 'done') outcome = { ...first.o, hung: false };
-    else if (first.kind === 'error') {
+    if (first.kind === 'done') {
+      // Only what the trajectory promises: an agent's extra fields stay with the agent.
+      outcome = {
+        state: first.o.state,
+        stopReason: first.o.stopReason,
+        detail: first.o.detail,
+        hung: false,
+      };
+    } else if (first.kind === 'error') {
       outcome = {
         state: 'error',
         stopReason: null,

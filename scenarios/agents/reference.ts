@@ -12,7 +12,7 @@ export class ReferenceAgent implements AgentUnderTest {
 
   constructor(
     readonly name = 'reference',
-    private readonly safeguards: Partial<Safeguards> = {},
+    readonly safeguards: Partial<Safeguards> = {},
   ) {}
 
   start(run: AgentRun): Promise<AgentOutcome> {

@@ -1,8 +1,4 @@
-import type {
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,21 +7,13 @@ import type { CrashProbe, ProbeInfo } from '../../runtime/crash-probe.js';
 import type { RunCredential } from '../../runtime/credential.js';
 import { InvalidInputError } from '../../runtime/errors.js';
 import type { Operator, OperatorCommand } from '../../runtime/operator.js';
-import type { Safeguards } from '../../runtime/safeguards.js';
 import type { AgentOutcome, AgentUnderTest } from '../agent.js';
 import { ReferenceAgent } from '../agents/reference.js';
 import type { Trajectory } from '../trajectory.js';
 import type { VirtualClock } from '../virtual-clock.js';
 import type { World } from '../world/world.js';
-import type {
-  ChildAgentSpec,
-  ChildReplies,
-  ChildRequest,
-  ChildRunSpec,
-  Envelope,
-  FromChild,
-  ToChild,
-} from './protocol.js';
+import type { ChildAgentSpec, ChildRunSpec } from './protocol.js';
+import { ChildSession, type SessionHost, type SessionTrial } from './child-session.js';
 import { connectWorldOverStreams } from './serve-over-streams.js';
 
 export type CrashRecord = Trajectory['crashes'][number];
@@ -89,15 +77,15 @@ export function checkChildMode(plan: FaultPlan, agent: AgentUnderTest): ChildAge
       );
     }
   });
-  if (!(agent instanceof ReferenceAgent)) {
+  const reference = agent instanceof ReferenceAgent ? agent : undefined;
+  if (!reference) {
     issues.push(
       `agent "${agent.name}": child-process crashes run the reference runtime in a child process; this agent cannot be rebuilt there (use mode "in-process")`,
     );
   }
-  if (issues.length > 0) throw new InvalidInputError(`fault plan ${plan.id}`, issues);
+  if (issues.length > 0 || !reference) throw new InvalidInputError(`fault plan ${plan.id}`, issues);
   // The reference agent's safeguards (a mutant turns one off) go to the child as data.
-  const { safeguards } = agent as unknown as { safeguards?: Partial<Safeguards> };
-  return { name: agent.name, safeguards: safeguards ?? {} };
+  return { name: agent.name, safeguards: reference.safeguards };
 }
 
 function tsxLoader(): string {
@@ -336,3 +324,6 @@ function armedProbes(plan: FaultPlan): CrashProbe[] {
   return [...armed];
 }
 
+function reasonOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}

@@ -33,7 +33,7 @@ import type { AgentOutcome } from '../agent.js';
  * count the messages they send and receive on both channels (the `idle` report itself is not
  * counted). The child reports `idle` with its counts once its event loop has gone two
  * `setImmediate` turns with nothing new received or sent; the parent holds its clock from the
- * moment a child is spawned and releases the hold only while the child's latest `idle` report
+ * moment an incarnation starts and releases the hold only while the child's latest `idle` report
  * matches the parent's own counts exactly — the child has handled everything the parent sent,
  * and the parent has received everything the child sent. Any new message in either direction
  * breaks the match and re-takes the hold, synchronously, before the clock can look. A dead

@@ -120,10 +120,18 @@ describe('runTrial', () => {
   });
 
   // Setup calls are the world's own history: a refund above the threshold was approved then.
-  it('sets the scene of a built-in scenario under its derived trial seed', async () => {
-    const o = await observe(alreadyRefunded, NO_FAULTS);
+  it('sets the scene under derived trial seeds, approving what needed approval', async () => {
+    for (const trial of [0, 1]) {
+      const o = await observe(alreadyRefunded, NO_FAULTS, { trial });
 
-    expect(o.t.setupEffects).toBe(1);
+      const setup = o.t.ledger[0]!;
+      expect(o.t.setupEffects).toBe(1);
+      expect(setup.runId).toBe('setup');
+      // These seeds give ord_5 a total above the 50.00 approval threshold.
+      expect(setup.effect.amount_cents as number).toBeGreaterThan(5000);
+      expect(setup.approvalToken).toEqual(expect.any(String));
+      expect(o.asExpected).toBe(true);
+    }
   });
 
   it('keeps a crashed run valid and linked, with calls from each incarnation', async () => {

@@ -36,7 +36,7 @@ export function plan(id: string, ...faults: FaultInput[]): FaultPlan {
 
 /** A copy of `base` under another id with some fields replaced, validated like any scenario. */
 export function variant(base: Scenario, id: string, changes: Partial<ScenarioInput>): Scenario {
-  return defineScenario({ ...base, id, ...changes } as ScenarioInput);
+  return defineScenario({ ...base, id, ...changes });
 }
 
 /**
@@ -115,7 +115,7 @@ export class ObservingAgent implements AgentUnderTest {
             received.push(entry);
             try {
               const reply = await target.callTool(...args);
-              entry.reply = reply as Record<string, unknown>;
+              entry.reply = reply;
               return reply;
             } catch (error) {
               entry.error = error instanceof Error ? error.message : String(error);
