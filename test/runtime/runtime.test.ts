@@ -7,8 +7,11 @@ import type { Planner } from '../../runtime/planner.js';
 import { META } from '../../runtime/protocol.js';
 import { RunStore } from '../../runtime/store.js';
 import { ScriptedPlanner } from '../../runtime/scripted-planner.js';
-import { parseBlueprint } from '../../runtime/blueprint.js';
+import { parseBlueprint, type BlueprintInput } from '../../runtime/blueprint.js';
+import type { CrashProbe } from '../../runtime/crash-probe.js';
+import type { Safeguards } from '../../runtime/safeguards.js';
 import {
+  type Harness,
   freezeAt,
   ORDER,
   refundBlueprint,
@@ -35,22 +38,31 @@ function onCall(tool: string, n: number, action: WireAction): WireDecider {
   return (call) => (call.tool === tool && call.toolCall === n ? action : undefined);
 }
 
+/**
+ * Starts run-1 and crashes it in-process at `probe` of the refund: the instance is abandoned,
+ * its store handle and connection closed, as the engine does.
+ */
+async function crashAt(
+  h: Harness,
+  probe: CrashProbe,
+  blueprint: BlueprintInput,
+  safeguards: Partial<Safeguards> = {},
+): Promise<void> {
+  const connection = await h.connect();
+  const store = RunStore.open(h.storePath);
+  const crash = freezeAt(probe, 'refund');
+  void h
+    .runtime(connection, store, { probe: crash.handler, safeguards })
+    .start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint });
+  await crash.reached;
+  store.close();
+  await connection.close();
+}
+
 describe('resume after the store closes mid-run', () => {
   it('completes without resending a confirmed write, even where the provider ignores keys', async () => {
     const h = refundHarness({ honourKeys: false });
-    const first = await h.connect();
-    const store1 = RunStore.open(h.storePath);
-    const crash = freezeAt('after-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler }).start({
-      runId: 'run-1',
-      input: { order_id: ORDER },
-      contract: refundContract(),
-      blueprint: refundBlueprint(false),
-    });
-    await crash.reached;
-    // In-process crash: the instance is abandoned, its store handle and connection closed.
-    store1.close();
-    await first.close();
+    await crashAt(h, 'after-result-saved', refundBlueprint(false));
 
     const second = await h.connect();
     const store2 = RunStore.open(h.storePath);
@@ -76,19 +88,8 @@ describe('resume after the store closes mid-run', () => {
 
   it('reconciles a write found intended on resume before anything else (crash after the world applied it)', async () => {
     const h = refundHarness({ honourKeys: false });
-    const first = await h.connect();
-    const store1 = RunStore.open(h.storePath);
     // The write reaches the world; the runtime dies before it saves the result.
-    const crash = freezeAt('before-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler }).start({
-      runId: 'run-1',
-      input: { order_id: ORDER },
-      contract: refundContract(),
-      blueprint: refundBlueprint(false),
-    });
-    await crash.reached;
-    store1.close();
-    await first.close();
+    await crashAt(h, 'before-result-saved', refundBlueprint(false));
     expect(h.refunds()).toHaveLength(1);
 
     const second = await h.connect();
@@ -108,20 +109,7 @@ describe('resume after the store closes mid-run', () => {
 
   it('without checkpoints starts over and repeats the confirmed write (the no-checkpoint flaw)', async () => {
     const h = refundHarness({ honourKeys: false });
-    const first = await h.connect();
-    const store1 = RunStore.open(h.storePath);
-    const crash = freezeAt('after-result-saved', 'refund');
-    void h
-      .runtime(first, store1, { probe: crash.handler, safeguards: { checkpoint: false } })
-      .start({
-        runId: 'run-1',
-        input: { order_id: ORDER },
-        contract: refundContract(),
-        blueprint: refundBlueprint(false),
-      });
-    await crash.reached;
-    store1.close();
-    await first.close();
+    await crashAt(h, 'after-result-saved', refundBlueprint(false), { checkpoint: false });
 
     const second = await h.connect();
     const store2 = RunStore.open(h.storePath);
@@ -135,18 +123,7 @@ describe('resume after the store closes mid-run', () => {
 
   it('replans when a version changed, recording the reason', async () => {
     const h = refundHarness({ honourKeys: true });
-    const first = await h.connect();
-    const store1 = RunStore.open(h.storePath);
-    const crash = freezeAt('after-result-saved', 'refund');
-    void h.runtime(first, store1, { probe: crash.handler }).start({
-      runId: 'run-1',
-      input: { order_id: ORDER },
-      contract: refundContract(),
-      blueprint: refundBlueprint(true),
-    });
-    await crash.reached;
-    store1.close();
-    await first.close();
+    await crashAt(h, 'after-result-saved', refundBlueprint(true));
 
     const second = await h.connect();
     const store2 = RunStore.open(h.storePath);
