@@ -38,3 +38,4 @@ export {
   type ReplayCall,
   type ReplayOptions,
 } from './replay-server.js';
+export { plannerRequest, recordingPlanner, ReplayPlanner, type PlannerDivergence } from './model-replay.js';
