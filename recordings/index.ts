@@ -38,4 +38,9 @@ export {
   type ReplayCall,
   type ReplayOptions,
 } from './replay-server.js';
-export { plannerRequest, recordingPlanner, ReplayPlanner, type PlannerDivergence } from './model-replay.js';
+export {
+  plannerRequest,
+  recordingPlanner,
+  ReplayPlanner,
+  type PlannerDivergence,
+} from './model-replay.js';
