@@ -71,9 +71,9 @@ function track(child: ChildProcess): void {
 export function checkChildMode(plan: FaultPlan, agent: AgentUnderTest): ChildAgentSpec {
   const issues: string[] = [];
   plan.faults.forEach((fault, i) => {
-    if (FAULT_LAYER[fault.kind] === 'model') {
+    if (FAULT_LAYER[fault.kind] === 'model' || fault.kind === 'hostile-document') {
       issues.push(
-        `faultPlans[${plan.id}].faults[${i}]: a ${fault.kind} fault cannot be combined with a child-process crash yet (model faults wrap the planner, which runs in the child); use mode "in-process" for this plan`,
+        `faultPlans[${plan.id}].faults[${i}]: a ${fault.kind} fault cannot be combined with a child-process crash yet (it wraps the planner, which runs in the child); use mode "in-process" for this plan`,
       );
     }
   });
