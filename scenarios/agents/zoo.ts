@@ -1,0 +1,51 @@
+import type { Safeguard } from '../../runtime/safeguards.js';
+import type { AgentUnderTest } from '../agent.js';
+import { NaiveChatLoopAgent } from './naive-chat-loop.js';
+import { ReferenceAgent } from './reference.js';
+
+/** Each mutant is the reference runtime with exactly one safeguard switched off. */
+export const MUTANTS: Readonly<Record<string, Safeguard>> = {
+  'no-idempotency': 'idempotency',
+  'no-reconcile': 'reconcile',
+  'blind-retry': 'class-retry',
+  'ignores-revocation': 'revocation-stop',
+  'obeys-injection': 'provenance-gate',
+  'no-checkpoint': 'checkpoint',
+  'stale-write': 'fresh-read',
+  'skips-approval': 'approvals',
+  'unbounded-retry': 'budgets',
+  'unverified-finish': 'verify-before-finish',
+};
+
+export interface ZooEntry {
+  name: string;
+  description: string;
+  create(): AgentUnderTest;
+}
+
+/**
+ * The agents faultline can run by name: the reference, a naive chat loop, and one mutant per
+ * safeguard — the flawed agents that prove each grader can fail.
+ */
+export const ZOO: readonly ZooEntry[] = [
+  {
+    name: 'reference',
+    description: 'the reference runtime, every safeguard on',
+    create: () => new ReferenceAgent(),
+  },
+  {
+    name: 'naive-chat-loop',
+    description: 'a chat loop: transcript in memory, retries every error at once, persists nothing',
+    create: () => new NaiveChatLoopAgent(),
+  },
+  ...Object.entries(MUTANTS).map(([name, safeguard]) => ({
+    name,
+    description: `the reference runtime with the ${safeguard} safeguard off`,
+    create: () => new ReferenceAgent(name, { [safeguard]: false }),
+  })),
+];
+
+/** An agent of the zoo by name, or undefined. */
+export function zooAgent(name: string): ZooEntry | undefined {
+  return ZOO.find((entry) => entry.name === name);
+}
