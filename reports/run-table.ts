@@ -5,6 +5,7 @@ import { formatDuration } from './duration.js';
 export interface RunRow {
   scenarioId: string;
   faultPlanId: string;
+  agent: string;
   seed: number;
   state: string;
   stopReason: string | null;
@@ -38,8 +39,9 @@ export function renderRunTable(rows: readonly RunRow[], options: { color: boolea
   for (const r of rows.filter((x) => !x.asExpected)) {
     lines.push(paint(31, `✗ ${r.scenarioId} / ${r.faultPlanId}`));
     for (const m of r.mismatches) lines.push(`    ${m}`);
+    const agent = r.agent === 'reference' ? '' : ` --agent ${r.agent}`;
     lines.push(
-      `    replay: npx faultline run ${r.scenarioId} --plan ${r.faultPlanId} --seed ${r.seed}`,
+      `    replay: npx faultline run ${r.scenarioId} --plan ${r.faultPlanId} --seed ${r.seed}${agent}`,
     );
   }
   return lines.join('\n');

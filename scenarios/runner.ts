@@ -1,6 +1,6 @@
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
 import type { Safeguards } from '../runtime/safeguards.js';
-import type { AgentRecords } from './agent.js';
+import type { AgentRecords, AgentUnderTest } from './agent.js';
 import { ReferenceAgent } from './agents/reference.js';
 import { runTrial } from './engine.js';
 import type { Scenario } from './scenario.js';
@@ -11,6 +11,8 @@ export interface RunScenarioOptions {
   /** Overrides the scenario's world seed. */
   seed?: number;
   safeguards?: Partial<Safeguards>;
+  /** The agent under test (default: the reference runtime with `safeguards`). */
+  agent?: () => AgentUnderTest;
   /** Faults to inject (default: none). */
   faultPlan?: FaultPlan;
 }
@@ -19,6 +21,7 @@ export interface RunScenarioOptions {
 export interface ScenarioRunResult {
   scenarioId: string;
   faultPlanId: string;
+  agent: string;
   title: string;
   runId: string;
   seed: number;
@@ -52,7 +55,7 @@ export async function runScenario(
     plan.id === NO_FAULTS.id ? `${scenario.id}#${seed}` : `${scenario.id}#${plan.id}#${seed}`;
   const { trajectory, storePath, asExpected, mismatches } = await runTrial({
     scenario,
-    agent: () => new ReferenceAgent('reference', options.safeguards ?? {}),
+    agent: options.agent ?? (() => new ReferenceAgent('reference', options.safeguards ?? {})),
     faultPlan: plan,
     seed,
     runId,
@@ -62,6 +65,7 @@ export async function runScenario(
   return {
     scenarioId: scenario.id,
     faultPlanId: plan.id,
+    agent: trajectory.agent,
     title: scenario.title,
     runId,
     seed,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
+import { ZOO, zooAgent } from '../../scenarios/agents/zoo.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import { loadRegressions } from '../../scenarios/regression.js';
 import type { Scenario } from '../../scenarios/scenario.js';
@@ -23,12 +24,15 @@ Every scenario runs once without faults and once per fault plan it declares. Reg
 (JSON: a scenario id, a seed and a fault plan) in the regressions folder run too.
 
 Options:
+  --agent NAME       the agent under test (default: reference; see the zoo below)
   --scenarios FILE   also load scenarios from FILE (.ts/.js module or .json); repeatable
   --regressions DIR  regression files to include (default: regressions/, if it exists)
   --plan ID          run only fault plan ID of each scenario ("none" for the fault-free run)
   --seed N           world seed for every scenario (default: each scenario's own)
   --out DIR          where run stores go (default: .faultline/)
   -h, --help         show this help
+
+Agents: ${ZOO.map((a) => a.name).join(', ')}.
 
 Exit codes: 0 every run ended as its scenario expects, 1 one or more did not, 2 bad arguments.`;
 
@@ -42,6 +46,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       scenarios: { type: 'string', multiple: true },
       regressions: { type: 'string', default: 'regressions' },
       plan: { type: 'string' },
+      agent: { type: 'string', default: 'reference' },
       out: { type: 'string', default: '.faultline' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -56,6 +61,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       throw new UsageError(`--seed must be a whole number ≥ 0 (got "${values.seed}")`);
     seed = Number(values.seed);
   }
+  const agent = zooAgent(values.agent);
+  if (!agent)
+    throw new UsageError(
+      `unknown agent "${values.agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`,
+    );
   const loaded = [...BUILT_IN_SCENARIOS];
   for (const file of values.scenarios ?? []) loaded.push(...(await loadScenarioFile(file)));
   const scenarios = loaded.filter((s) => matchesAny(s.id, positionals));
@@ -86,6 +96,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   for (const [i, c] of cases.entries()) {
     const result = await runScenario(c.scenario, {
       outDir: values.out,
+      agent: () => agent.create(),
       faultPlan: c.faultPlan,
       ...(c.seed === undefined ? {} : { seed: c.seed }),
     });

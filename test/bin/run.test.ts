@@ -240,3 +240,29 @@ describe('faultline usage', () => {
     ]);
   });
 });
+
+describe('faultline run --agent', () => {
+  it('runs a flawed agent of the zoo, exits 1, and replays with the same agent', () => {
+    const ran = faultline(
+      'run',
+      'refunds/partial-refund',
+      '--plan',
+      'refund-ack-lost',
+      '--agent',
+      'naive-chat-loop',
+    );
+
+    expect(ran.status).toBe(1);
+    expect(rows(ran.stdout)).toEqual([['refunds/partial-refund', 'refund-ack-lost', 'UNEXPECTED']]);
+    expect(ran.stdout).toMatch(
+      /^ {4}replay: npx faultline run refunds\/partial-refund --plan refund-ack-lost --seed 7 --agent naive-chat-loop$/m,
+    );
+  });
+
+  it('exits 2 naming an unknown agent and the ones there are', () => {
+    expectUsageError(
+      faultline('run', '--agent', 'bogus'),
+      /^faultline run: unknown agent "bogus" \(agents: reference, naive-chat-loop, /,
+    );
+  });
+});
