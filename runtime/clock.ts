@@ -21,29 +21,42 @@ export interface Clock {
   setTimer(ms: number, fire: () => void): () => void;
 }
 
+/**
+ * `sleep` built on a clock's `setTimer`: resolves when the timer fires, rejects with the
+ * signal's reason (and cancels the timer) when aborted first. Every clock sleeps this way.
+ */
+export function sleepOnTimer(
+  setTimer: Clock['setTimer'],
+  ms: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => {
+      cancel();
+      reject(signal?.reason as Error);
+    };
+    const cancel = setTimer(ms, () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function wallTimer(ms: number, fire: () => void): () => void {
+  const timer = setTimeout(fire, ms);
+  return () => {
+    clearTimeout(timer);
+  };
+}
+
 /** Wall-clock time, for running the runtime outside the harness. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason as Error);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-  setTimer: (ms, fire) => {
-    const timer = setTimeout(fire, ms);
-    return () => {
-      clearTimeout(timer);
-    };
-  },
+  sleep: (ms, signal) => sleepOnTimer(wallTimer, ms, signal),
+  setTimer: wallTimer,
 };

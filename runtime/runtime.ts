@@ -428,7 +428,7 @@ export class ReferenceRuntime {
       const outcome = await this.executor.call({
         tool: op.tool,
         args,
-        meta: this.meta(op.id, requestId),
+        meta: this.meta(op.id),
         timeoutMs: this.callTimeoutMs,
         ...this.signalOption(),
       });
@@ -577,7 +577,7 @@ export class ReferenceRuntime {
       if (this.options.probe) await this.probe('before-send', op, attempt);
       const requestId = `${this.runId}:${op.id}:w${attempt}`;
       const approval = action.approvalId ? this.approvals.get(action.id) : undefined;
-      const meta = this.meta(op.id, requestId);
+      const meta = this.meta(op.id);
       if (key) meta[META.idempotencyKey] = key;
       if (approval?.token) meta[APPROVAL_TOKEN_META] = approval.token;
       const received = await this.executor.call({
@@ -1016,7 +1016,7 @@ export class ReferenceRuntime {
       outcome = await this.executor.call({
         tool,
         args,
-        meta: this.meta(purpose, requestId),
+        meta: this.meta(purpose),
         timeoutMs: this.callTimeoutMs,
         ...this.signalOption(),
       });
@@ -1271,7 +1271,7 @@ export class ReferenceRuntime {
     const outcome = await this.executor.call({
       tool: undo.tool,
       args,
-      meta: { ...this.meta(undo.id, `${this.runId}:${undo.id}:w1`), [META.idempotencyKey]: key },
+      meta: { ...this.meta(undo.id), [META.idempotencyKey]: key },
       timeoutMs: this.callTimeoutMs,
     });
     if (outcome.kind !== 'ok') {
@@ -1438,7 +1438,7 @@ export class ReferenceRuntime {
     });
   }
 
-  private meta(operationId: string, _requestId: string): Record<string, string> {
+  private meta(operationId: string): Record<string, string> {
     return {
       [META.credential]: this.options.credential.token,
       [META.runId]: this.runId,

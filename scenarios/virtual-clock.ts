@@ -1,11 +1,9 @@
-import type { Clock } from '../runtime/clock.js';
+import { sleepOnTimer, type Clock } from '../runtime/clock.js';
 
 interface Timer {
   readonly at: number;
   readonly seq: number;
-  readonly resolve: () => void;
-  readonly reject: (reason: unknown) => void;
-  readonly cleanup: () => void;
+  readonly fire: () => void;
 }
 
 /**
@@ -46,36 +44,14 @@ export class VirtualClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = (): void => {
-        this.timers = this.timers.filter((t) => t !== timer);
-        reject(signal?.reason as Error);
-      };
-      const timer: Timer = {
-        at: this.current + Math.max(0, ms),
-        seq: this.seq++,
-        resolve,
-        reject,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.timers.push(timer);
-      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      this.schedule();
-    });
+    return sleepOnTimer((delay, fire) => this.setTimer(delay, fire), ms, signal);
   }
 
   setTimer(ms: number, fire: () => void): () => void {
     const timer: Timer = {
       at: this.current + Math.max(0, ms),
       seq: this.seq++,
-      resolve: fire,
-      reject: () => undefined,
-      cleanup: () => undefined,
+      fire,
     };
     this.timers.push(timer);
     this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
@@ -129,8 +105,7 @@ export class VirtualClock implements Clock {
     const next = this.timers.shift();
     if (!next) return;
     this.current = Math.max(this.current, next.at);
-    next.cleanup();
-    next.resolve();
+    next.fire();
     this.schedule();
   }
 }

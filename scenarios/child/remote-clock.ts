@@ -1,4 +1,4 @@
-import type { Clock } from '../../runtime/clock.js';
+import { sleepOnTimer, type Clock } from '../../runtime/clock.js';
 import type { ParentLink } from './parent-link.js';
 
 /**
@@ -23,21 +23,7 @@ export class RemoteClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = (): void => {
-        cancel();
-        reject(signal?.reason as Error);
-      };
-      const cancel = this.setTimer(ms, () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return sleepOnTimer((delay, fire) => this.setTimer(delay, fire), ms, signal);
   }
 
   setTimer(ms: number, fire: () => void): () => void {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FailureClass } from '../../runtime/failure-class.js';
+import {
+  RUNTIME_FAILURE_CLASSES,
+  TOOL_ERROR_CLASSES,
+  type FailureClass,
+} from '../../runtime/failure-class.js';
 import { withSafeguards } from '../../runtime/safeguards.js';
 import {
   RETRY_CEILING,
@@ -238,25 +242,7 @@ describe('decide: other classes', () => {
 
 describe('decide: without class-retry', () => {
   const off = withSafeguards({ 'class-retry': false });
-  const ALL: FailureClass[] = [
-    'transient',
-    'timeout',
-    'rate_limited',
-    'unavailable',
-    'unauthenticated',
-    'forbidden',
-    'invalid_argument',
-    'precondition_failed',
-    'not_found',
-    'conflict',
-    'ambiguous',
-    'malformed_reply',
-    'invalid_output',
-    'policy_denied',
-    'approval_denied',
-    'budget_exhausted',
-    'cancelled',
-  ];
+  const ALL: FailureClass[] = [...TOOL_ERROR_CLASSES, ...RUNTIME_FAILURE_CLASSES];
 
   it.each(ALL)('%s retries at once with no delay', (cls) => {
     expect(decide(input(cls, { safeguards: off, attempt: 5 }))).toMatchObject({
