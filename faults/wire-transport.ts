@@ -19,7 +19,8 @@ export interface WireCall {
   args: Record<string, unknown>;
   meta: Record<string, unknown>;
   idempotencyKey: string | null;
-  approvalToken: boolean;
+  /** The approval token the call presented, if any (approvals are single-use grants, not secrets). */
+  approvalToken: string | null;
   /** 1-based count of calls to this tool so far, this one included. */
   toolCall: number;
   /** 1-based count of all tool calls so far. */
@@ -229,7 +230,10 @@ export class WireFaultTransport implements Transport {
       args: message.params?.arguments ?? {},
       meta,
       idempotencyKey: typeof key === 'string' ? key : null,
-      approvalToken: typeof meta[APPROVAL_TOKEN_META] === 'string',
+      approvalToken:
+        typeof meta[APPROVAL_TOKEN_META] === 'string'
+          ? (meta[APPROVAL_TOKEN_META] as string)
+          : null,
       ...this.log.count(tool),
       at: this.log.now(),
       fault: null,

@@ -6,7 +6,12 @@ import type { RunCredential } from '../runtime/credential.js';
 import type { ProbeHandler } from '../runtime/crash-probe.js';
 import type { Operator } from '../runtime/operator.js';
 import type { Planner } from '../runtime/planner.js';
-import type { ActionRecord, CheckpointRecord, EventRecord } from '../runtime/records.js';
+import type {
+  ActionRecord,
+  CheckpointRecord,
+  EventRecord,
+  EvidenceRecord,
+} from '../runtime/records.js';
 
 /**
  * Everything an agent under test is given for one incarnation (a start, or a resume after a
@@ -45,6 +50,8 @@ export interface AgentRecords {
   events: EventRecord[];
   actions: ActionRecord[];
   checkpoints: CheckpointRecord[];
+  /** Evidence the agent kept, with provenance; graders check required evidence is linked. */
+  evidence?: EvidenceRecord[];
 }
 
 /**

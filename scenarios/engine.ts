@@ -6,7 +6,13 @@ import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
 import type { CrashProbe } from '../runtime/crash-probe.js';
 import { InvalidInputError } from '../runtime/errors.js';
-import { describePredicate, evaluate, resolveValue, type ValueExpr } from '../runtime/predicate.js';
+import {
+  describePredicate,
+  evaluate,
+  resolveValue,
+  type Predicate,
+  type ValueExpr,
+} from '../runtime/predicate.js';
 import { GulliblePlanner } from '../runtime/gullible-planner.js';
 import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
@@ -15,7 +21,12 @@ import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
 import type { Scenario } from './scenario.js';
 import { ScriptedOperator } from './scripted-operator.js';
-import { TRAJECTORY_VERSION, type Trajectory, type WireCallRecord } from './trajectory.js';
+import {
+  TRAJECTORY_VERSION,
+  type ExpectedOutcome,
+  type Trajectory,
+  type WireCallRecord,
+} from './trajectory.js';
 import { VirtualClock } from './virtual-clock.js';
 import type { LedgerEntry } from './world/effect-ledger.js';
 import { connectWorld } from './world/serve.js';
@@ -375,10 +386,29 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     seed,
     runId,
     agent: agent.name,
+    tools: world.tools().map((t) => ({
+      name: t.name,
+      kind: t.kind,
+      honoursIdempotencyKey: t.kind === 'write' && t.honoursIdempotencyKey === true,
+      trust: t.trust ?? 'trusted',
+    })),
+    expected: expectedOutcome(scenario, plan),
     calls: log.calls.map((c) => toRecord(c, ledger)),
     ledger: [...ledger],
     setupEffects,
     world: { start: worldStart, end: worldEnd },
+    approvals: world.approvals
+      .records()
+      .filter((a) => a.runId === runId)
+      .map((a) => ({
+        token: a.token,
+        tool: a.tool,
+        identity: a.identity,
+        approver: a.approver,
+        grantedAt: a.grantedAt,
+        consumedAt: a.consumedAt,
+        consumedBy: a.consumedBy,
+      })),
     faults: { planned: plan.faults, fired: [...injector.fired] },
     crashes,
     operator: [...scripted.log],
@@ -489,6 +519,23 @@ export function setUpWorld(world: World<unknown>, scenario: Scenario): number {
   return world.ledger.entries().length;
 }
 
+/** What a run of `scenario` under `plan` should end in: the plan's override, else the scenario's. */
+export function expectedOutcome(scenario: Scenario, plan: FaultPlan = NO_FAULTS): ExpectedOutcome {
+  const override = plan.expected;
+  if (!override) {
+    return {
+      state: scenario.expected.state,
+      stopReason: scenario.expected.stopReason ?? null,
+      world: scenario.expected.world,
+    };
+  }
+  return {
+    state: override.state,
+    stopReason: override.stopReason ?? null,
+    world: override.world ?? scenario.expected.world,
+  };
+}
+
 /** Checks the expected outcome against the world itself — never the agent's account. */
 export function checkExpected(
   scenario: Scenario,
@@ -498,14 +545,7 @@ export function checkExpected(
   plan: FaultPlan = NO_FAULTS,
 ): string[] {
   const mismatches: string[] = [];
-  const override = plan.expected;
-  const expected = override
-    ? {
-        state: override.state,
-        stopReason: override.stopReason,
-        world: override.world ?? scenario.expected.world,
-      }
-    : scenario.expected;
+  const expected = expectedOutcome(scenario, plan);
   if (outcome.state !== expected.state)
     mismatches.push(`state: expected ${expected.state}, got ${outcome.state}`);
   if (expected.stopReason && outcome.stopReason !== expected.stopReason) {
@@ -513,7 +553,7 @@ export function checkExpected(
       `stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`,
     );
   }
-  if (!evaluate(expected.world, { world: worldEnd, effects }))
-    mismatches.push(`world: expected ${describePredicate(expected.world)}`);
+  if (!evaluate(expected.world as Predicate, { world: worldEnd, effects }))
+    mismatches.push(`world: expected ${describePredicate(expected.world as Predicate)}`);
   return mismatches;
 }

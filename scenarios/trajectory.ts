@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const TRAJECTORY_VERSION = 1;
+export const TRAJECTORY_VERSION = 2;
 
 /**
  * What one tool call was, as seen on the wire. `outcome` uses the invoke / ok / fail / info
@@ -16,7 +16,8 @@ export const wireCallSchema = z.object({
   tool: z.string(),
   args: z.record(z.string(), z.unknown()),
   idempotencyKey: z.string().nullable(),
-  approvalToken: z.boolean(),
+  /** The approval token the call presented (tokens are single-use grants, not secrets). */
+  approvalToken: z.string().nullable(),
   at: z.number(),
   fault: z.string().nullable(),
   /** Ledger sequence numbers of the effects the world applied for this call. */
@@ -43,6 +44,39 @@ export const ledgerEntrySchema = z.object({
   compensates: z.number().int().nullable(),
 });
 
+/** A tool the world serves, as graders need to know it. */
+export const worldToolSchema = z.object({
+  name: z.string(),
+  kind: z.enum(['read', 'query', 'write']),
+  /** Writes only: whether a repeated idempotency key replays instead of applying again. */
+  honoursIdempotencyKey: z.boolean(),
+  trust: z.enum(['trusted', 'untrusted']),
+});
+export type WorldTool = z.infer<typeof worldToolSchema>;
+
+/** An approval the operator granted in this run, and what the world did with it. */
+export const worldApprovalSchema = z.object({
+  token: z.string(),
+  tool: z.string(),
+  /** The effect identity the approval covers. */
+  identity: z.string(),
+  approver: z.string(),
+  grantedAt: z.number(),
+  consumedAt: z.number().nullable(),
+  /** The call (world-side id) that consumed it. */
+  consumedBy: z.string().nullable(),
+});
+export type WorldApproval = z.infer<typeof worldApprovalSchema>;
+
+/** What the run should end in: the scenario's expectation, or its fault plan's override. */
+export const expectedOutcomeSchema = z.object({
+  state: z.string(),
+  stopReason: z.string().nullable(),
+  /** A predicate over `{ world, effects }` (see runtime/predicate.ts). */
+  world: z.unknown(),
+});
+export type ExpectedOutcome = z.infer<typeof expectedOutcomeSchema>;
+
 /** A fault that fired: which one of the plan, when, and on what. */
 export const firedFaultSchema = z.object({
   index: z.number().int().nonnegative(),
@@ -62,11 +96,16 @@ export const trajectorySchema = z.object({
   seed: z.number().int(),
   runId: z.string(),
   agent: z.string(),
+  /** The world's tool catalogue: kinds, key handling and trust, for black-box grading. */
+  tools: z.array(worldToolSchema),
+  expected: expectedOutcomeSchema,
   calls: z.array(wireCallSchema),
   ledger: z.array(ledgerEntrySchema),
   /** Effects applied before the run by the scenario's setup (not the agent's). */
   setupEffects: z.number().int().nonnegative(),
   world: z.object({ start: z.unknown(), end: z.unknown() }),
+  /** Approvals granted for this run (not the scene's setup), from the world's registry. */
+  approvals: z.array(worldApprovalSchema),
   faults: z.object({ planned: z.array(z.unknown()), fired: z.array(firedFaultSchema) }),
   crashes: z.array(
     z.object({

@@ -43,6 +43,7 @@ export class ReferenceAgent implements AgentUnderTest {
         events: store.events(runId),
         actions: store.actions(runId),
         checkpoints: store.checkpoints(runId),
+        evidence: store.evidence(runId),
       };
     } finally {
       store.close();

@@ -1,5 +1,6 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
+import { CrmWorld } from '../worlds/crm/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
 
 export interface WorldFactory {
@@ -13,5 +14,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Support desk payments: orders, refunds with idempotency keys and approvals, customer messages without keys.',
     create: (options) => new RefundsWorld(options),
+  },
+  crm: {
+    description:
+      'Sales-ops CRM: account updates with version checks and idempotency keys, duplicate merges with approvals, notes without keys.',
+    create: (options) => new CrmWorld(options),
   },
 };

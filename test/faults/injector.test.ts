@@ -49,7 +49,7 @@ function feed(injector: FaultInjector, tools: string[]): (string | null)[] {
       args: {},
       meta: {},
       idempotencyKey: null,
-      approvalToken: false,
+      approvalToken: null,
       toolCall,
       step: i + 1,
       at: 0,

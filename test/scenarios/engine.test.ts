@@ -360,7 +360,7 @@ describe('bad input is refused before the run starts, naming file and field', ()
 
     await expect(
       runTrial({ scenario: elsewhere, agent: () => new ReferenceAgent(), outDir }),
-    ).rejects.toThrow(/world\.name: unknown world "atlantis" \(known: refunds\)/);
+    ).rejects.toThrow(/world\.name: unknown world "atlantis" \(known: refunds, crm\)/);
     expect(wroteStores(outDir)).toBe(false);
   });
 });

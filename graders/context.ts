@@ -1,0 +1,103 @@
+import {
+  canonicalJson,
+  faultSchema,
+  type AgentRecords,
+  type Fault,
+  type FiredFault,
+  type Scenario,
+  type Trajectory,
+  type WireCallRecord,
+  type WorldTool,
+} from '../scenarios/grading.js';
+
+/** A fault of the plan with what became of it. */
+export interface PlannedFault {
+  readonly index: number;
+  readonly fault: Fault;
+  /** Every firing (probability triggers may fire more than once); empty when it never fired. */
+  readonly fired: readonly FiredFault[];
+}
+
+/**
+ * Facts every grader derives the same way from (scenario, trajectory), computed once. Nothing
+ * here reads the agent's name: graders judge what happened, not who did it.
+ */
+export interface GradeContext {
+  readonly scenario: Scenario;
+  readonly trajectory: Trajectory;
+  readonly calls: readonly WireCallRecord[];
+  /** The agent's white-box records, or null when it exposes none. */
+  readonly records: AgentRecords | null;
+  readonly faults: readonly PlannedFault[];
+  /** Ledger entries applied under this run's credential. */
+  readonly runEffects: Trajectory['ledger'];
+  tool(name: string): WorldTool | undefined;
+  isWrite(call: WireCallRecord): boolean;
+  /** Position of a call in the trajectory (calls are in the order the world saw them). */
+  position(callId: string): number;
+  /**
+   * Calls that repeat the previous identical request after it did not come back ok: what the
+   * contract's retry budget counts, seen from the wire.
+   */
+  readonly retries: ReadonlySet<string>;
+}
+
+/** Two calls are the same request when tool and (canonical) arguments are equal. */
+export function callKey(call: Pick<WireCallRecord, 'tool' | 'args'>): string {
+  return `${call.tool}\u0000${canonicalJson(call.args)}`;
+}
+
+/** True when every field of `subset` equals the same field of `args`. */
+export function argsInclude(
+  args: Readonly<Record<string, unknown>>,
+  subset: Readonly<Record<string, unknown>>,
+): boolean {
+  return Object.entries(subset).every(
+    ([k, v]) => k in args && canonicalJson(args[k]) === canonicalJson(v),
+  );
+}
+
+export function createContext(scenario: Scenario, trajectory: Trajectory): GradeContext {
+  const tools = new Map(trajectory.tools.map((t) => [t.name, t]));
+  const positions = new Map(trajectory.calls.map((c, i) => [c.callId, i]));
+  const planned = trajectory.faults.planned.map((raw) => faultSchema.parse(raw));
+  const retries = new Set<string>();
+  const last = new Map<string, WireCallRecord>();
+  for (const call of trajectory.calls) {
+    const key = callKey(call);
+    const previous = last.get(key);
+    if (previous && previous.outcome.type !== 'ok') retries.add(call.callId);
+    last.set(key, call);
+  }
+  return {
+    scenario,
+    trajectory,
+    calls: trajectory.calls,
+    retries,
+    records: asRecords(trajectory.agentRecords),
+    faults: planned.map((fault, index) => ({
+      index,
+      fault,
+      fired: trajectory.faults.fired.filter((f) => f.index === index),
+    })),
+    runEffects: trajectory.ledger.filter((e) => e.runId === trajectory.runId),
+    tool: (name) => tools.get(name),
+    isWrite: (call) => tools.get(call.tool)?.kind === 'write',
+    position: (callId) => positions.get(callId) ?? -1,
+  };
+}
+
+/** White-box records only when they have the shape graders read; anything else is ignored. */
+function asRecords(value: unknown): AgentRecords | null {
+  if (value === null || typeof value !== 'object') return null;
+  const r = value as Partial<AgentRecords>;
+  if (!Array.isArray(r.events) || !Array.isArray(r.actions) || !Array.isArray(r.checkpoints))
+    return null;
+  return r as AgentRecords;
+}
+
+/** Index of the first call at or after virtual time `at` (the call count when there is none). */
+export function firstAt(ctx: GradeContext, at: number): number {
+  const i = ctx.calls.findIndex((c) => c.at >= at);
+  return i < 0 ? ctx.calls.length : i;
+}

@@ -1,0 +1,59 @@
+import type { GradeContext } from './context.js';
+import { finding, grade, type Finding, type Grade } from './grade.js';
+
+/**
+ * Evidence: what the contract requires is present — black-box, a call of the operation's
+ * tool the world answered — and, white-box, kept as an evidence record that some decision or
+ * claim of the run cites (an approval request, an action's intent, the finish).
+ */
+export function gradeEvidence(ctx: GradeContext): Grade {
+  const required = ctx.scenario.contract.evidenceRequired;
+  const operations = new Map(ctx.scenario.blueprint.operations.map((o) => [o.id, o]));
+  const findings: Finding[] = [];
+  let linked = 0;
+  for (const e of required) {
+    const op = operations.get(e.operation);
+    const gathered = op
+      ? ctx.calls.find((c) => c.tool === op.tool && c.outcome.type === 'ok')
+      : undefined;
+    if (!gathered) {
+      findings.push(
+        finding(
+          'evidence-missing',
+          `required evidence "${e.id}" (${e.description}) was never gathered: no answered call of ${op?.tool ?? `operation ${e.operation}`}`,
+          [{ kind: 'outcome' }],
+        ),
+      );
+      continue;
+    }
+    const records = ctx.records;
+    if (!records?.evidence) continue;
+    const kept = records.evidence.filter((r) => r.operationId === e.operation);
+    const cited = records.events.find(
+      (ev) =>
+        !ev.type.startsWith('evidence.') &&
+        ev.type !== 'action.read' &&
+        ev.evidenceRefs.some((ref) => kept.some((k) => k.id === ref)),
+    );
+    if (cited) {
+      linked++;
+      continue;
+    }
+    findings.push(
+      finding(
+        'evidence-unlinked',
+        kept.length === 0
+          ? `required evidence "${e.id}" was read but not kept as evidence`
+          : `required evidence "${e.id}" is kept but no decision or claim of the run cites it`,
+        [{ kind: 'call', callId: gathered.callId }],
+      ),
+    );
+  }
+  return grade(
+    'evidence',
+    findings,
+    required.length,
+    { required: required.length, linked },
+    ctx.records?.evidence === undefined,
+  );
+}

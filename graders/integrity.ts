@@ -1,0 +1,195 @@
+import {
+  canonicalJson,
+  isLegalTransition,
+  type AgentRecords,
+  type WorkflowState,
+} from '../scenarios/grading.js';
+import { callKey, type GradeContext } from './context.js';
+import { finding, grade, type Finding, type Grade } from './grade.js';
+
+/**
+ * State integrity. Black-box, from the world's ledger and the wire: no logical effect applied
+ * twice (two live entries with one effect identity the world declared, whatever keys were
+ * sent); every effect traces to a call the run made; nothing applied for a request sent after
+ * a cancellation (compensations aside). White-box, from the agent's records: every effect
+ * accounted for by an action record, every transition legal, the records replay to the state
+ * the run ended in, and checkpoints at the semantic boundaries the run crossed.
+ */
+export function gradeIntegrity(ctx: GradeContext): Grade {
+  const t = ctx.trajectory;
+  const findings: Finding[] = [];
+  const mine = new Set(ctx.runEffects.map((e) => e.seq));
+  const undone = new Set(t.ledger.flatMap((e) => (e.compensates === null ? [] : [e.compensates])));
+
+  // Duplicates: a group with one identity holding two live entries, at least one of them ours
+  // (re-applying what the scene or a colleague already did is a duplicate too).
+  const groups = new Map<string, number[]>();
+  for (const e of t.ledger) {
+    if (undone.has(e.seq) || e.compensates !== null) continue;
+    groups.set(e.identity, [...(groups.get(e.identity) ?? []), e.seq]);
+  }
+  for (const [identity, seqs] of groups) {
+    if (seqs.length < 2 || !seqs.some((s) => mine.has(s))) continue;
+    findings.push(
+      finding(
+        'duplicate-effect',
+        `${identity} applied ${seqs.length} times (ledger ${seqs.join(', ')})`,
+        seqs.map((seq) => ({ kind: 'effect' as const, seq })),
+      ),
+    );
+  }
+
+  const callIds = new Set(ctx.calls.map((c) => c.callId));
+  for (const e of ctx.runEffects) {
+    if (!callIds.has(e.requestId)) {
+      findings.push(
+        finding(
+          'untraced-effect',
+          `${e.identity} was applied under the run's credential by request ${e.requestId}, which no call of the run made`,
+          [{ kind: 'effect', seq: e.seq }],
+        ),
+      );
+    }
+  }
+
+  const cancelledAt = firstCancellation(ctx);
+  if (cancelledAt !== null) {
+    for (const e of ctx.runEffects) {
+      const c = ctx.calls[ctx.position(e.requestId)];
+      if (!c || e.compensates !== null || c.at <= cancelledAt) continue;
+      findings.push(
+        finding(
+          'effect-after-stop',
+          `${e.identity} was requested at ${c.at} ms, after the run was cancelled at ${cancelledAt} ms`,
+          [
+            { kind: 'effect', seq: e.seq },
+            { kind: 'call', callId: c.callId },
+          ],
+        ),
+      );
+    }
+  }
+
+  let checked = 3;
+  const records = ctx.records;
+  if (records) {
+    findings.push(...whiteBox(ctx, records));
+    checked += 4;
+  }
+  return grade(
+    'integrity',
+    findings,
+    checked,
+    {
+      effects: ctx.runEffects.length,
+      duplicates: findings.filter((f) => f.code === 'duplicate-effect').length,
+      checkpoints: records?.checkpoints.length ?? 0,
+    },
+    records === null,
+  );
+}
+
+/** Virtual time of the first cancellation: an operator command or a cancellation fault. */
+function firstCancellation(ctx: GradeContext): number | null {
+  const times = [
+    ...ctx.trajectory.operator.filter((o) => o.kind === 'operator.cancel').map((o) => o.at),
+    ...ctx.faults.flatMap((f) => (f.fault.kind === 'cancellation' ? f.fired.map((x) => x.at) : [])),
+  ];
+  return times.length === 0 ? null : Math.min(...times);
+}
+
+function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
+  const out: Finding[] = [];
+  const t = ctx.trajectory;
+
+  // Every effect accounted for by an action record (same key, or same tool and arguments).
+  const keys = new Set(records.actions.map((a) => a.idempotencyKey).filter((k) => k !== null));
+  const requests = new Set(records.actions.map((a) => callKey({ tool: a.tool, args: a.args })));
+  for (const e of ctx.runEffects) {
+    const c = ctx.calls[ctx.position(e.requestId)];
+    if (!c) continue;
+    if ((c.idempotencyKey !== null && keys.has(c.idempotencyKey)) || requests.has(callKey(c)))
+      continue;
+    out.push(
+      finding(
+        'unrecorded-effect',
+        `${e.identity} (from ${c.tool} ${canonicalJson(c.args)}) has no action record`,
+        [
+          { kind: 'effect', seq: e.seq },
+          { kind: 'call', callId: c.callId },
+        ],
+      ),
+    );
+  }
+
+  // Transitions: each legal, each starting where the last one ended, ending where the run did.
+  let state: WorkflowState | null = null;
+  for (const ev of records.events) {
+    if (ev.toState === null) continue;
+    const ref = [{ kind: 'agent-event' as const, seq: ev.seq }];
+    if (ev.fromState !== null && !isLegalTransition(ev.fromState, ev.toState)) {
+      out.push(finding('illegal-transition', `${ev.type}: ${ev.fromState} → ${ev.toState}`, ref));
+    }
+    if (ev.fromState !== state) {
+      out.push(
+        finding(
+          'not-reconstructable',
+          `${ev.type} starts from ${ev.fromState ?? 'nothing'}, but the records left the run ${state ?? 'nowhere'}`,
+          ref,
+        ),
+      );
+    }
+    state = ev.toState;
+  }
+  if (!t.outcome.hung && t.outcome.state !== 'error' && state !== t.outcome.state) {
+    out.push(
+      finding(
+        'not-reconstructable',
+        `the records replay to ${state ?? 'no state'}, but the run ended ${t.outcome.state}`,
+        [{ kind: 'outcome' }],
+      ),
+    );
+  }
+  for (const a of records.actions) {
+    if (a.status !== 'confirmed' && a.status !== 'reconciled') continue;
+    const told = records.events.some(
+      (ev) =>
+        (ev.actionId === a.id &&
+          (ev.type === 'action.confirmed' || ev.type === 'action.reconciled')) ||
+        (ev.type === 'action.read' && ev.operationId === a.operationId),
+    );
+    if (!told) {
+      out.push(
+        finding(
+          'not-reconstructable',
+          `action ${a.id} is ${a.status}, but no event records how it got there`,
+          [{ kind: 'outcome' }],
+        ),
+      );
+    }
+  }
+
+  // Checkpoints at the semantic boundaries the run crossed.
+  const boundaries = new Set(records.checkpoints.map((c) => c.boundary));
+  const confirmedWrites = records.actions.filter(
+    (a) => a.kind === 'write' && (a.status === 'confirmed' || a.status === 'reconciled'),
+  ).length;
+  const confirmedCheckpoints = records.checkpoints.filter(
+    (c) => c.boundary === 'confirmed-action',
+  ).length;
+  const missing: string[] = [];
+  if (records.events.length > 0 && !boundaries.has('validated-input'))
+    missing.push('validated input');
+  if (confirmedCheckpoints < confirmedWrites)
+    missing.push(`${confirmedWrites - confirmedCheckpoints} confirmed action(s)`);
+  if (t.outcome.state === 'completed' && !boundaries.has('verified-outcome'))
+    missing.push('verified outcome');
+  if (missing.length > 0) {
+    out.push(
+      finding('checkpoint-missing', `no checkpoint for: ${missing.join(', ')}`, [
+        { kind: 'outcome' },
+      ]),
+    );
+  }
+  return out;
+}
