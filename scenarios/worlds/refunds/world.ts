@@ -117,7 +117,10 @@ export class RefundsWorld extends World<RefundsState> {
   }
 
   override faultSupport(): { staleChanges: readonly string[]; documentTools: readonly string[] } {
-    return { staleChanges: ['refund-elsewhere'], documentTools: ['get_order'] };
+    return {
+      staleChanges: ['refund-elsewhere', 'refund-voided-elsewhere'],
+      documentTools: ['get_order'],
+    };
   }
 
   /**
@@ -126,6 +129,7 @@ export class RefundsWorld extends World<RefundsState> {
    * under the run id `outside`, so it is never mistaken for the agent's effect.
    */
   override applyStaleChange(change: string, params: Readonly<Record<string, unknown>>): string {
+    if (change === 'refund-voided-elsewhere') return this.voidElsewhere(params);
     if (change !== 'refund-elsewhere') return super.applyStaleChange(change, params);
     const order = this.order(String(params.order_id));
     const refundable = order.total_cents - order.refunded_cents;
@@ -295,6 +299,36 @@ export class RefundsWorld extends World<RefundsState> {
       amount_cents: amountCents,
     });
     return refundView(refund);
+  }
+
+  /**
+   * `refund-voided-elsewhere`: a colleague voids the latest issued refund on an order
+   * (`order_id`), e.g. right after the agent issued it. Recorded under the run id `outside`,
+   * compensating the refund it voids. With no refund to void it changes nothing and says so.
+   */
+  private voidElsewhere(params: Readonly<Record<string, unknown>>): string {
+    const order = this.order(String(params.order_id));
+    const refund = this.state.refunds.findLast(
+      (r) => r.order_id === order.order_id && r.status === 'issued',
+    );
+    if (!refund) return `no issued refund on ${order.order_id} for a colleague to void`;
+    const issued = this.ledger
+      .entries()
+      .find((e) => e.tool === 'issue_refund' && e.effect['refund_id'] === refund.refund_id);
+    refund.status = 'voided';
+    refund.voided_at = this.clock.now();
+    settle(order, this.state.refunds);
+    this.ledger.append({
+      runId: 'outside',
+      tool: 'void_refund',
+      requestId: 'outside',
+      idempotencyKey: null,
+      identity: `void:${refund.refund_id}`,
+      effect: { refund_id: refund.refund_id, order_id: order.order_id },
+      approvalToken: null,
+      compensates: issued?.seq ?? null,
+    });
+    return `a colleague voided ${refund.refund_id} on ${order.order_id}`;
   }
 
   private voidRefund(refundId: string, ctx: CallContext): RefundView {
