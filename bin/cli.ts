@@ -1,4 +1,5 @@
 import { FaultlineError } from '../runtime/errors.js';
+import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
 import { RUN_HELP, runCommand } from './commands/run.js';
 import { processIo, type Io } from './io.js';
 import { UsageError } from './usage-error.js';
@@ -8,13 +9,15 @@ const HELP = `faultline — fault-injection and evaluation harness for tool-usin
 Usage: faultline <command> [options]
 
 Commands:
-  run [globs…]   run scenarios through the reference runtime and print the results
+  run [globs…]      run scenarios through the reference runtime and print the results
+  matrix [globs…]   run the agent zoo, grade every run, and check each mutant is caught
 
 Run 'faultline <command> --help' for a command's options.`;
 
 const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => Promise<number> }> =
   {
     run: { help: RUN_HELP, run: runCommand },
+    matrix: { help: MATRIX_HELP, run: matrixCommand },
   };
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */

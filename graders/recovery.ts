@@ -266,9 +266,13 @@ function redone(ctx: GradeContext, planned: PlannedFault, faultRef: EventRef): F
   const before = ctx.calls.filter(
     (c) => c.incarnation <= k && ctx.isWrite(c) && c.outcome.type === 'ok',
   );
+  // The same request, or the same logical operation under its idempotency key.
   const confirmed = new Map(before.map((c) => [callKey(c), c]));
+  const keyed = new Map(before.flatMap((c) => (c.idempotencyKey ? [[c.idempotencyKey, c]] : [])));
+  const earlier = (c: WireCallRecord): WireCallRecord | undefined =>
+    confirmed.get(callKey(c)) ?? (c.idempotencyKey ? keyed.get(c.idempotencyKey) : undefined);
   const again = ctx.calls.filter(
-    (c) => c.incarnation > k && ctx.isWrite(c) && confirmed.has(callKey(c)),
+    (c) => c.incarnation > k && ctx.isWrite(c) && earlier(c) !== undefined,
   );
   if (again.length === 0) return [];
   return [
@@ -279,7 +283,7 @@ function redone(ctx: GradeContext, planned: PlannedFault, faultRef: EventRef): F
         faultRef,
         { kind: 'crash', index: k },
         ...again.flatMap((c) => {
-          const first = confirmed.get(callKey(c));
+          const first = earlier(c);
           return first ? [call(first), call(c)] : [call(c)];
         }),
       ],

@@ -4,6 +4,7 @@ import type { AgentRecords, AgentUnderTest } from './agent.js';
 import { ReferenceAgent } from './agents/reference.js';
 import { runTrial } from './engine.js';
 import type { Scenario } from './scenario.js';
+import type { Trajectory } from './trajectory.js';
 
 export interface RunScenarioOptions {
   /** Where run stores go (one SQLite file per run under `stores/`). */
@@ -36,6 +37,8 @@ export interface ScenarioRunResult {
   asExpected: boolean;
   mismatches: string[];
   storePath: string;
+  /** Everything the harness saw, for graders. */
+  trajectory: Trajectory;
 }
 
 export { scopeFromContract } from './scope.js';
@@ -81,5 +84,6 @@ export async function runScenario(
     asExpected,
     mismatches,
     storePath,
+    trajectory,
   };
 }

@@ -1,4 +1,7 @@
 import type { Scenario } from '../scenario.js';
+import { mergeDenied } from './crm/merge-denied.js';
+import { mergeDuplicates } from './crm/merge-duplicates.js';
+import { updateContact } from './crm/update-contact.js';
 import { alreadyRefunded } from './refunds/already-refunded.js';
 import { approvalDenied } from './refunds/approval-denied.js';
 import { fullRefund } from './refunds/full-refund.js';
@@ -12,4 +15,7 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   alreadyRefunded,
   supervisedRefund,
   approvalDenied,
+  updateContact,
+  mergeDuplicates,
+  mergeDenied,
 ];

@@ -10,11 +10,15 @@ import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Every run of the built-in suite, in order: each scenario without faults, then each of its fault plans. */
-const SUITE: [string, string][] = BUILT_IN_SCENARIOS.flatMap((sc) =>
-  ['none', ...sc.faultPlans.map((p) => p.id)].map((plan): [string, string] => [sc.id, plan]),
+const SUITE: [string, string, number][] = BUILT_IN_SCENARIOS.flatMap((sc) =>
+  ['none', ...sc.faultPlans.map((p) => p.id)].map((plan): [string, string, number] => [
+    sc.id,
+    plan,
+    sc.world.seed,
+  ]),
 );
-const storeName = ([id, plan]: [string, string]): string =>
-  `${id.replace('/', '_')}${plan === 'none' ? '' : `_${plan}`}_7.db`;
+const storeName = ([id, plan, seed]: [string, string, number]): string =>
+  `${id.replace('/', '_')}${plan === 'none' ? '' : `_${plan}`}_${seed}.db`;
 
 interface Ran {
   status: number | null;
@@ -236,7 +240,7 @@ describe('faultline usage', () => {
     expect(ran.status).toBe(2);
     expect(ran.stdout).toBe('');
     expect(ran.stderr.trimEnd().split('\n')).toEqual([
-      'faultline: unknown command "frobnicate" (commands: run)',
+      'faultline: unknown command "frobnicate" (commands: run, matrix)',
     ]);
   });
 });

@@ -1,0 +1,83 @@
+import { defineScenario } from '../../scenario.js';
+import {
+  addNote,
+  crmContract,
+  effectCount,
+  findDuplicates,
+  hasRecord,
+  mergeDuplicate,
+  readAccount,
+} from './common.js';
+
+const SURVIVOR = 'acc_7';
+const DUPLICATE = 'acc_8';
+const NOTE = `Merged duplicate account ${DUPLICATE} into this one.`;
+
+/** Cleaning up a duplicate account: the merge is irreversible enough that a person approves it. */
+export const mergeDuplicates = defineScenario({
+  id: 'crm/merge-duplicates',
+  title: 'Merge a duplicate account into the original after approval, then log a note',
+  workflowClass: 'account-merge',
+  tier: 'high',
+  world: { name: 'crm', seed: 11 },
+  input: { account_id: SURVIVOR, duplicate_id: DUPLICATE },
+  contract: crmContract({
+    accounts: [SURVIVOR, DUPLICATE],
+    merge: { survivor: SURVIVOR, duplicate: DUPLICATE },
+    objective: `Merge the duplicate account ${DUPLICATE} into ${SURVIVOR} once a person approves, and note it on ${SURVIVOR}.`,
+    evidenceRequired: [
+      {
+        id: 'duplicate-pair',
+        description: 'the accounts sharing the survivor’s domain, before the merge',
+        operation: 'duplicates',
+      },
+    ],
+  }),
+  operator: {
+    approvals: { decision: 'grant', afterMs: 20 * 60_000, approver: 'sales-ops-lead' },
+  },
+  blueprint: {
+    id: 'merge-duplicates',
+    version: '1',
+    operations: [readAccount, findDuplicates, mergeDuplicate, addNote(NOTE, SURVIVOR)],
+    completion: [
+      {
+        description: 'the duplicate is merged into the survivor',
+        read: { tool: 'get_account', args: { account_id: { $ref: 'input.duplicate_id' } } },
+        expect: { path: 'fresh.merged_into', op: 'eq', value: { $ref: 'input.account_id' } },
+      },
+    ],
+  },
+  expected: {
+    state: 'completed',
+    world: {
+      all: [
+        hasRecord('world.accounts', {
+          account_id: DUPLICATE,
+          status: 'merged',
+          merged_into: SURVIVOR,
+        }),
+        hasRecord('world.notes', { account_id: SURVIVOR, text: NOTE }),
+        effectCount(2),
+      ],
+    },
+  },
+  faultPlans: [
+    {
+      id: 'merge-ack-lost',
+      description: 'the merge is applied but its reply never arrives: settle it before going on',
+      faults: [{ kind: 'lost-ack', trigger: { on: 'call', tool: 'merge_accounts', nth: 1 } }],
+    },
+    {
+      id: 'crash-after-merge',
+      description: 'the process dies right after the merge is saved: resume, do not merge again',
+      faults: [
+        {
+          kind: 'crash',
+          trigger: { on: 'probe', probe: 'after-result-saved', operation: 'merge' },
+        },
+      ],
+    },
+  ],
+  tags: ['approval', 'happy-path'],
+});

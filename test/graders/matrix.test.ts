@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectMatrixRuns } from '../../bin/commands/matrix.js';
+import { FINDING_CODES } from '../../graders/grade.js';
+import {
+  DETECTION_BAR,
+  detectionMatrix,
+  EXPECTED_DETECTIONS,
+  type MatrixReport,
+  type MatrixRun,
+} from '../../graders/matrix.js';
+import { MUTANTS, ZOO } from '../../scenarios/agents/zoo.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+
+/**
+ * The whole detection matrix, run for real: every agent of the zoo over every built-in
+ * scenario and fault plan. A grader that stops catching its mutant fails here.
+ */
+describe('detection matrix', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'faultline-matrix-'));
+  let runs: MatrixRun[];
+  let report: MatrixReport;
+
+  beforeAll(async () => {
+    runs = await collectMatrixRuns(ZOO, BUILT_IN_SCENARIOS, outDir);
+    report = detectionMatrix(runs);
+  }, 240_000);
+  afterAll(() => {
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('expects a detection for every mutant of the zoo, each a black-box code', () => {
+    expect(Object.keys(EXPECTED_DETECTIONS).sort()).toEqual(Object.keys(MUTANTS).sort());
+    for (const code of Object.values(EXPECTED_DETECTIONS))
+      expect(FINDING_CODES[code].visibility).toBe('black-box');
+  });
+
+  it('holds: no problems', () => {
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
+  it.each(Object.entries(EXPECTED_DETECTIONS))(
+    '%s fails its dimension with %s on enough scenarios and worlds',
+    (agent, code) => {
+      const d = report.detections.find((x) => x.agent === agent);
+      expect(d?.code).toBe(code);
+      expect(d?.scenarios.length).toBeGreaterThanOrEqual(DETECTION_BAR.scenarios);
+      expect(d?.worlds.length).toBeGreaterThanOrEqual(DETECTION_BAR.worlds);
+    },
+  );
+
+  it('the reference passes every dimension of every run with no finding', () => {
+    const ref = runs.filter((r) => r.agent === 'reference');
+    expect(ref.length).toBe(BUILT_IN_SCENARIOS.reduce((n, s) => n + 1 + s.faultPlans.length, 0));
+    for (const r of ref) {
+      const found = Object.values(r.grades.grades).flatMap((g) => g.findings.map((f) => f.code));
+      expect({ run: `${r.scenarioId}/${r.faultPlanId}`, found }).toEqual({
+        run: `${r.scenarioId}/${r.faultPlanId}`,
+        found: [],
+      });
+    }
+  });
+
+  it('the naive chat loop fails runs too', () => {
+    expect(report.failing['naive-chat-loop']?.failed).toBeGreaterThan(0);
+  });
+
+  it('breaks when a detection is missing or the reference fails', () => {
+    // Drop every run where no-reconcile was caught: the matrix must say so.
+    const blind = runs.filter(
+      (r) =>
+        r.agent !== 'no-reconcile' ||
+        !r.grades.grades.recovery.findings.some((f) => f.code === 'unreconciled-retry'),
+    );
+    const missed = detectionMatrix(blind);
+    expect(missed.ok).toBe(false);
+    expect(missed.problems.join('\n')).toMatch(/no-reconcile: expected recovery to fail/);
+
+    const failing = runs.find((r) => r.agent === 'no-reconcile' && !r.grades.pass);
+    expect(failing).toBeDefined();
+    const impostor = detectionMatrix([...runs, { ...failing!, agent: 'reference' }]);
+    expect(impostor.problems.some((p) => p.startsWith('reference on'))).toBe(true);
+  });
+});
