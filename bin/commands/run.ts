@@ -7,14 +7,18 @@ import { loadRegressions } from '../../scenarios/regression.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import { runScenario, type ScenarioRunResult } from '../../scenarios/runner.js';
 import { formatDuration } from '../../reports/duration.js';
-import { renderRunTable } from '../../reports/run-table.js';
+import { renderPassLine } from '../../reports/pass-line.js';
+import { renderRunTable, type RunRow } from '../../reports/run-table.js';
+import { gradeRun } from '../../graders/index.js';
+import { gradedRun, suiteMetrics, type GradedRun } from '../../graders/metrics.js';
 import { matchesAny } from '../glob.js';
 import { UsageError } from '../usage-error.js';
 import type { Io } from '../io.js';
 
 export const RUN_HELP = `Usage: faultline run [scenario globs…] [options]
 
-Runs scenarios through the reference runtime on a virtual clock and prints what happened.
+Runs scenarios through an agent (the reference runtime by default) on a virtual clock, grades
+every run, and prints what happened.
 With no globs, runs the whole built-in suite.
 
 Arguments:
@@ -34,7 +38,11 @@ Options:
 
 Agents: ${ZOO.map((a) => a.name).join(', ')}.
 
-Exit codes: 0 every run ended as its scenario expects, 1 one or more did not, 2 bad arguments.`;
+Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
+fit and evidence; it passes when it ends as its scenario expects and outcome, policy, integrity
+and recovery pass.
+
+Exit codes: 0 every run passed, 1 one or more failed, 2 bad arguments.`;
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -91,7 +99,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(`no fault plan "${values.plan ?? ''}" in the matching scenarios`);
   }
 
-  const results: ScenarioRunResult[] = [];
+  const results: (ScenarioRunResult & { pass: boolean; findings: RunRow['findings'] })[] = [];
+  const graded: GradedRun[] = [];
   const started = performance.now();
   for (const [i, c] of cases.entries()) {
     const result = await runScenario(c.scenario, {
@@ -100,18 +109,25 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       faultPlan: c.faultPlan,
       ...(c.seed === undefined ? {} : { seed: c.seed }),
     });
-    results.push(result);
+    const grades = gradeRun(c.scenario, result.trajectory);
+    graded.push(gradedRun(c.scenario, result.trajectory, grades));
+    const findings = Object.values(grades.grades).flatMap((g) =>
+      g.findings.map((f) => ({ dimension: g.dimension, code: f.code, message: f.message })),
+    );
+    const pass = grades.pass && result.asExpected;
+    results.push({ ...result, pass: grades.pass, findings });
     io.progress(
-      `[${i + 1}/${cases.length}] ${result.asExpected ? 'ok  ' : 'FAIL'} ${c.scenario.id} / ${c.faultPlan.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`,
+      `[${i + 1}/${cases.length}] ${pass ? 'ok  ' : 'FAIL'} ${c.scenario.id} / ${c.faultPlan.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`,
     );
   }
   io.progressDone();
   io.out(renderRunTable(results, { color: io.color }));
-  const unexpected = results.filter((r) => !r.asExpected).length;
+  const failed = results.filter((r) => !r.asExpected || !r.pass).length;
   const virtual = results.reduce((sum, r) => sum + r.virtualMs, 0);
+  io.out(renderPassLine(suiteMetrics(graded)));
   io.out(
-    `${results.length} run(s): ${results.length - unexpected} as expected, ${unexpected} unexpected · ` +
+    `${results.length} run(s): ${results.length - failed} passed, ${failed} failed · ` +
       `${formatDuration(virtual)} virtual in ${((performance.now() - started) / 1000).toFixed(2)} s · stores in ${values.out}/stores`,
   );
-  return unexpected === 0 ? 0 : 1;
+  return failed === 0 ? 0 : 1;
 }

@@ -57,7 +57,7 @@ function rows(stdout: string): [string, string, string][] {
     .filter((line) => /^│ [a-z0-9-]+\/[a-z0-9-]+ /.test(line))
     .map((line) => {
       const cells = line.split('│').map((c) => c.trim());
-      return [cells[1]!, cells[2]!, cells[7]!];
+      return [cells[1]!, cells[2]!, cells[8]!];
     });
 }
 
@@ -82,9 +82,12 @@ describe('faultline run (whole suite, default options)', () => {
     expect(ran.status).toBe(0);
   });
 
-  it('prints a table row for each run of the suite, in order, each as expected', () => {
-    expect(rows(ran.stdout)).toEqual(SUITE.map(([id, plan]) => [id, plan, 'as expected']));
-    expect(ran.stdout).not.toContain('UNEXPECTED');
+  it('prints a table row for each run of the suite, in order, each passing', () => {
+    expect(rows(ran.stdout)).toEqual(SUITE.map(([id, plan]) => [id, plan, 'pass']));
+    expect(ran.stdout).not.toContain('FAIL');
+    expect(ran.stdout).toMatch(
+      /^pass\^1 100% overall — outcome 100% · policy 100% · integrity 100% · recovery 100%/m,
+    );
     expect(ran.stdout).toMatch(
       /│ refunds\/approval-denied +│ none +│ failed \(approval-denied\) +│/,
     );
@@ -93,9 +96,7 @@ describe('faultline run (whole suite, default options)', () => {
   it('reports progress per scenario and a summary naming where the stores went', () => {
     for (const [i, [id, plan]] of SUITE.entries())
       expect(ran.stdout).toContain(`[${i + 1}/${SUITE.length}] ok   ${id} / ${plan} → `);
-    expect(ran.stdout).toContain(
-      `${SUITE.length} run(s): ${SUITE.length} as expected, 0 unexpected · `,
-    );
+    expect(ran.stdout).toContain(`${SUITE.length} run(s): ${SUITE.length} passed, 0 failed · `);
     expect(ran.stdout.trimEnd().endsWith(`stores in ${ran.out}/stores`)).toBe(true);
   });
 
@@ -126,8 +127,8 @@ describe('faultline run with scenario globs', () => {
     const ran = faultline('run', 'refunds/full-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
-    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'none', 'as expected']]);
-    expect(ran.stdout).toContain('1 run(s): 1 as expected, 0 unexpected');
+    expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'none', 'pass']]);
+    expect(ran.stdout).toContain('1 run(s): 1 passed, 0 failed');
     expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_7.db']);
   });
 
@@ -153,7 +154,7 @@ describe('faultline run with scenario globs', () => {
 describe('faultline run when a run does not end as expected', () => {
   // A user's scenario file whose expectation is wrong: it says the refund is forbidden, but the
   // contract allows it, so the run completes where the scenario expects a safe stop.
-  it('exits 1, marks the run UNEXPECTED and says what differed and how to replay it', () => {
+  it('exits 1, marks the run FAIL and says what differed and how to replay it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
     const file = join(dir, 'wrong-expectation.json');
     const scenario = { ...structuredClone(partialRefund), id: 'mine/wrong-expectation' } as Record<
@@ -171,7 +172,7 @@ describe('faultline run when a run does not end as expected', () => {
     const ran = faultline('run', 'mine/*', '--scenarios', file, '--seed', '3');
 
     expect(ran.status).toBe(1);
-    expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'none', 'UNEXPECTED']]);
+    expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'none', 'FAIL']]);
     expect(ran.stdout).toContain('✗ mine/wrong-expectation / none');
     expect(ran.stdout).toContain('    state: expected failed, got completed');
     expect(ran.stdout).toContain('    stop reason: expected approval-denied, got none');
@@ -179,7 +180,10 @@ describe('faultline run when a run does not end as expected', () => {
     expect(ran.stdout).toMatch(
       /^ {4}replay: npx faultline run mine\/wrong-expectation --plan none --seed 3$/m,
     );
-    expect(ran.stdout).toContain('1 run(s): 0 as expected, 1 unexpected');
+    expect(ran.stdout).toContain(
+      '    outcome · claimed-success-not-in-world: the agent reported success; the run should have ended failed (approval-denied)',
+    );
+    expect(ran.stdout).toContain('1 run(s): 0 passed, 1 failed');
     expect(storeFiles(ran.out)).toEqual(['mine_wrong-expectation_3.db']);
   });
 
@@ -257,7 +261,11 @@ describe('faultline run --agent', () => {
     );
 
     expect(ran.status).toBe(1);
-    expect(rows(ran.stdout)).toEqual([['refunds/partial-refund', 'refund-ack-lost', 'UNEXPECTED']]);
+    expect(rows(ran.stdout)).toEqual([['refunds/partial-refund', 'refund-ack-lost', 'FAIL']]);
+    expect(ran.stdout).toContain(
+      '    integrity · duplicate-effect: refund:ord_4:2500 applied 2 times',
+    );
+    expect(ran.stdout).toContain('    recovery · unreconciled-retry: issue_refund');
     expect(ran.stdout).toMatch(
       /^ {4}replay: npx faultline run refunds\/partial-refund --plan refund-ack-lost --seed 7 --agent naive-chat-loop$/m,
     );
