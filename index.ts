@@ -51,3 +51,26 @@ export {
 } from './scenarios/world/index.js';
 export { RefundsWorld } from './scenarios/worlds/refunds/index.js';
 export { WireFaultTransport, WireLog } from './faults/wire-transport.js';
+export {
+  gradeRun,
+  type RunGrades,
+  DIMENSIONS,
+  FINDING_CODES,
+  type Dimension,
+  type Finding,
+  type FindingCode,
+  type Grade,
+} from './graders/index.js';
+export {
+  suiteMetrics,
+  gradedRun,
+  passHatK,
+  reproducibility,
+  type GradedRun,
+  type SuiteMetrics,
+} from './graders/metrics.js';
+export { detectionMatrix, EXPECTED_DETECTIONS, type MatrixReport } from './graders/matrix.js';
+export { ZOO, MUTANTS, zooAgent } from './scenarios/agents/zoo.js';
+export { CrmWorld } from './scenarios/worlds/crm/index.js';
+export { runTrial } from './scenarios/engine.js';
+export type { Trajectory } from './scenarios/trajectory.js';
