@@ -984,6 +984,8 @@ export class ReferenceRuntime {
       event: {
         type,
         reason: summary,
+        // The claim of success cites the evidence it rests on.
+        evidenceRefs: this.evidence.map((e) => e.id),
         data: {
           proposed: proposed.map((a) => ({
             operationId: a.operationId,
@@ -1316,6 +1318,7 @@ export class ReferenceRuntime {
       event: {
         type: to === 'blocked' ? 'run.escalated' : 'run.failed',
         reason: detail,
+        evidenceRefs: this.evidence.map((e) => e.id),
         data: { stopReason: reason },
       },
       stop: { reason, detail },
