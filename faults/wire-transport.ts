@@ -231,9 +231,7 @@ export class WireFaultTransport implements Transport {
       meta,
       idempotencyKey: typeof key === 'string' ? key : null,
       approvalToken:
-        typeof meta[APPROVAL_TOKEN_META] === 'string'
-          ? (meta[APPROVAL_TOKEN_META] as string)
-          : null,
+        typeof meta[APPROVAL_TOKEN_META] === 'string' ? meta[APPROVAL_TOKEN_META] : null,
       ...this.log.count(tool),
       at: this.log.now(),
       fault: null,
