@@ -16,6 +16,8 @@ export interface RunScenarioOptions {
   agent?: () => AgentUnderTest;
   /** Faults to inject (default: none). */
   faultPlan?: FaultPlan;
+  /** Which trial of the scenario and plan this is (recorded in the trajectory; default 0). */
+  trial?: number;
 }
 
 /** One scenario run, as plain data for reports. */
@@ -61,6 +63,7 @@ export async function runScenario(
     agent: options.agent ?? (() => new ReferenceAgent('reference', options.safeguards ?? {})),
     faultPlan: plan,
     seed,
+    ...(options.trial === undefined ? {} : { trial: options.trial }),
     runId,
     outDir: options.outDir,
   });

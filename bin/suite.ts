@@ -1,0 +1,213 @@
+import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
+import { gradeRun } from '../graders/index.js';
+import { gradedRun } from '../graders/metrics.js';
+import {
+  RESULT_FORMAT,
+  RESULT_VERSION,
+  trajectoryFileFor,
+  type RunResult,
+} from '../reports/results.js';
+import type { AutonomyMode } from '../runtime/contract.js';
+import { zooAgent } from '../scenarios/agents/zoo.js';
+import { trialSeed } from '../scenarios/engine.js';
+import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
+import { loadScenarioFile } from '../scenarios/load.js';
+import { loadRegressions } from '../scenarios/regression.js';
+import { runScenario } from '../scenarios/runner.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { Trajectory } from '../scenarios/trajectory.js';
+import { matchesAny } from './glob.js';
+import { UsageError } from './usage-error.js';
+
+/** What selects a suite; the same options rebuild the same cases in every worker. */
+export interface SuiteOptions {
+  globs: readonly string[];
+  agent: string;
+  /** Overrides every scenario's autonomy mode. */
+  mode?: AutonomyMode;
+  /** `all`, `none`, or fault kinds separated by commas. */
+  faults: string;
+  /** Only this fault plan id ("none" for the fault-free run). */
+  plan?: string;
+  trials: number;
+  seed?: number;
+  scenarioFiles: readonly string[];
+  regressions: string;
+}
+
+/** One run to make: a scenario under one fault plan, one trial. */
+export interface SuiteCase {
+  index: number;
+  id: string;
+  scenario: Scenario;
+  faultPlan: FaultPlan;
+  trial: number;
+  seed: number;
+  mode: string;
+  /** Extra words of the replay command (`--plan`, `--seed`, …). */
+  replay: string;
+}
+
+/**
+ * Every case of the suite, in a fixed order: scenario by scenario, the fault-free run then each
+ * fault plan the `faults` filter keeps, each trial; then regression files. Deterministic, so
+ * shards, workers and resumed runs all agree on what case `index` means.
+ */
+export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
+  if (!zooAgent(options.agent)) throw new UsageError(`unknown agent "${options.agent}"`);
+  const loaded = [...BUILT_IN_SCENARIOS];
+  for (const file of options.scenarioFiles) loaded.push(...(await loadScenarioFile(file)));
+  const scenarios = loaded.filter((s) => matchesAny(s.id, options.globs));
+  const regressions = (await loadRegressions(options.regressions, loaded)).filter((r) =>
+    matchesAny(r.scenario.id, options.globs),
+  );
+  if (scenarios.length === 0 && regressions.length === 0) {
+    throw new UsageError(
+      `no scenario matches ${options.globs.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,
+    );
+  }
+  const keep = faultFilter(options.faults);
+  const planned: { scenario: Scenario; faultPlan: FaultPlan; fixedSeed?: number }[] = [
+    ...scenarios.flatMap((scenario) =>
+      [NO_FAULTS, ...scenario.faultPlans]
+        .filter(keep)
+        .map((faultPlan) => ({ scenario, faultPlan })),
+    ),
+    ...regressions.map((r) => ({
+      scenario: r.scenario,
+      faultPlan: r.faultPlan,
+      fixedSeed: r.seed,
+    })),
+  ].filter((c) => options.plan === undefined || c.faultPlan.id === options.plan);
+  if (planned.length === 0) {
+    throw new UsageError(
+      options.plan !== undefined
+        ? `no fault plan "${options.plan}" in the matching scenarios`
+        : `no fault plan of the matching scenarios injects ${options.faults}`,
+    );
+  }
+  const cases: SuiteCase[] = [];
+  for (const p of planned) {
+    for (let trial = 0; trial < options.trials; trial++) {
+      const base = p.fixedSeed ?? options.seed ?? p.scenario.world.seed;
+      // Trial 0 keeps the scenario's (or the given) seed; further trials derive their own.
+      const seed = trial === 0 ? base : trialSeed(base, p.scenario.id, p.faultPlan.id, trial);
+      const scenario = options.mode ? inMode(p.scenario, options.mode) : p.scenario;
+      const mode = scenario.contract.autonomy;
+      const words = [
+        `--plan ${p.faultPlan.id}`,
+        `--seed ${seed}`,
+        ...(options.agent === 'reference' ? [] : [`--agent ${options.agent}`]),
+        ...(options.mode ? [`--mode ${options.mode}`] : []),
+      ];
+      cases.push({
+        index: cases.length,
+        id: `${options.agent}|${mode}|${p.scenario.id}|${p.faultPlan.id}|${trial}`,
+        scenario,
+        faultPlan: p.faultPlan,
+        trial,
+        seed,
+        mode,
+        replay: `npx faultline run ${p.scenario.id} ${words.join(' ')}`,
+      });
+    }
+  }
+  return cases;
+}
+
+/** `all` keeps everything, `none` the fault-free runs, a list of kinds the plans injecting any. */
+function faultFilter(spec: string): (plan: FaultPlan) => boolean {
+  if (spec === 'all') return () => true;
+  if (spec === 'none') return (plan) => plan.faults.length === 0;
+  const kinds = new Set(spec.split(',').map((k) => k.trim()));
+  return (plan) => plan.faults.some((f) => kinds.has(f.kind));
+}
+
+/**
+ * The scenario run in another autonomy mode. In shadow and recommend mode nothing may be
+ * executed, so whatever the scenario expected, the run must complete with no effect.
+ */
+function inMode(scenario: Scenario, mode: AutonomyMode): Scenario {
+  const moved: Scenario = { ...scenario, contract: { ...scenario.contract, autonomy: mode } };
+  if (mode !== 'shadow' && mode !== 'recommend') return moved;
+  const unchanged = {
+    state: 'completed' as const,
+    world: { path: 'effects.length', op: 'eq' as const, value: 0 },
+  };
+  return {
+    ...moved,
+    expected: unchanged,
+    faultPlans: moved.faultPlans.map((p) => ({ ...p, expected: unchanged })),
+  };
+}
+
+/** The cases of shard `i` of `n` (1-based): every n-th case, so shards balance. */
+export function shardOf<T extends { index: number }>(cases: readonly T[], shard?: string): T[] {
+  if (shard === undefined) return [...cases];
+  const m = /^(\d+)\/(\d+)$/.exec(shard);
+  const i = Number(m?.[1]);
+  const n = Number(m?.[2]);
+  if (!m || n < 1 || i < 1 || i > n)
+    throw new UsageError(`--shard must be I/N with 1 ≤ I ≤ N (got "${shard}")`);
+  return cases.filter((c) => c.index % n === i - 1);
+}
+
+/** Runs one case and grades it: the record and the trajectory to store. */
+export async function runCase(
+  c: SuiteCase,
+  agentName: string,
+  outDir: string,
+): Promise<{ result: RunResult; trajectory: Trajectory }> {
+  const agent = zooAgent(agentName);
+  if (!agent) throw new UsageError(`unknown agent "${agentName}"`);
+  const run = await runScenario(c.scenario, {
+    outDir,
+    agent: () => agent.create(),
+    faultPlan: c.faultPlan,
+    seed: c.seed,
+    trial: c.trial,
+  });
+  const { trajectory } = run;
+  const grades = gradeRun(c.scenario, trajectory);
+  const summary = gradedRun(c.scenario, trajectory, grades);
+  const result: RunResult = {
+    format: RESULT_FORMAT,
+    version: RESULT_VERSION,
+    id: c.id,
+    index: c.index,
+    agent: agentName,
+    mode: c.mode,
+    scenarioId: c.scenario.id,
+    title: c.scenario.title,
+    world: c.scenario.world.name,
+    workflowClass: c.scenario.workflowClass,
+    tier: c.scenario.tier,
+    faultPlanId: c.faultPlan.id,
+    faultKinds: [...new Set(c.faultPlan.faults.map((f) => f.kind))],
+    faultsFired: [...new Set(trajectory.faults.fired.map((f) => f.kind))],
+    trial: c.trial,
+    seed: c.seed,
+    state: trajectory.outcome.state,
+    stopReason: trajectory.outcome.stopReason,
+    detail: trajectory.outcome.detail,
+    pass: grades.pass,
+    grades: structuredClone(grades.grades) as unknown as RunResult['grades'],
+    mismatches: run.mismatches,
+    figures: {
+      virtualMs: trajectory.times.virtualMs,
+      wallMs: trajectory.times.wallMs,
+      calls: summary.calls,
+      okCalls: summary.okCalls,
+      writesConfirmed: run.writesConfirmed,
+      effects: run.effects,
+      retries: summary.retries,
+      crashes: summary.crashes,
+      evidenceRequired: summary.evidenceRequired,
+      evidenceLinked: summary.evidenceLinked,
+    },
+    interventions: [...summary.interventions],
+    replay: c.replay,
+    trajectoryFile: trajectoryFileFor(c.id),
+  };
+  return { result, trajectory };
+}

@@ -1,0 +1,32 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { runCase, suiteCases } from './suite.js';
+import type { WorkerJob, WorkerReply } from './workers.js';
+
+/** A worker thread of `faultline run --workers N`: runs the cases the main thread hands it. */
+const job = workerData as WorkerJob;
+const port = parentPort;
+if (!port) throw new Error('bin/worker-main.ts runs only as a worker thread');
+const cases = await suiteCases(job.suite);
+port.on('message', (index: number) => {
+  const c = cases[index];
+  const reply = (r: WorkerReply): void => {
+    port.postMessage(r);
+  };
+  if (!c) {
+    reply({ kind: 'error', index, message: `no case ${index}` });
+    return;
+  }
+  runCase(c, job.suite.agent, job.out).then(
+    ({ result, trajectory }) => {
+      reply({ kind: 'result', result, trajectory });
+    },
+    (error: unknown) => {
+      reply({
+        kind: 'error',
+        index,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    },
+  );
+});
+port.postMessage({ kind: 'idle' } satisfies WorkerReply);

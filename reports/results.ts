@@ -1,0 +1,216 @@
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { DIMENSIONS } from '../graders/grade.js';
+
+/**
+ * The results of a suite: one record per finished run, appended to `results.jsonl` under the
+ * output folder the moment the run finishes, so a suite killed halfway loses no finished run.
+ * Records are plain JSON, versioned, and carry everything reporters need; each run's full
+ * trajectory sits beside them in `trajectories/<file>.json` for `show` and the HTML report.
+ */
+export const RESULT_FORMAT = 'faultline-run-result';
+export const RESULT_VERSION = 1;
+export const RESULTS_FILE = 'results.jsonl';
+export const TRAJECTORIES_DIR = 'trajectories';
+
+const findingSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  refs: z.array(z.record(z.string(), z.unknown())),
+});
+
+const gradeSchema = z.object({
+  dimension: z.enum(DIMENSIONS),
+  pass: z.boolean(),
+  score: z.number(),
+  findings: z.array(findingSchema),
+  figures: z.record(z.string(), z.number()),
+  whiteBoxSkipped: z.boolean(),
+});
+
+/** One finished run: who ran what, how it ended, its grades and how to replay it. */
+export const runResultSchema = z.object({
+  format: z.literal(RESULT_FORMAT),
+  version: z.literal(RESULT_VERSION),
+  /** Unique within a result set: agent, mode, scenario, fault plan and trial. */
+  id: z.string(),
+  /** Position in the suite's case order: reports sort by it, so worker order never shows. */
+  index: z.number().int().nonnegative(),
+  agent: z.string(),
+  /** The autonomy mode the run was made in (the contract's own, or `--mode`). */
+  mode: z.string(),
+  scenarioId: z.string(),
+  title: z.string(),
+  world: z.string(),
+  workflowClass: z.string(),
+  tier: z.enum(['low', 'medium', 'high']),
+  faultPlanId: z.string(),
+  /** Kinds of the faults the plan injects (empty for the fault-free run). */
+  faultKinds: z.array(z.string()),
+  /** Kinds of the faults that actually fired. */
+  faultsFired: z.array(z.string()),
+  trial: z.number().int().nonnegative(),
+  seed: z.number().int(),
+  state: z.string(),
+  stopReason: z.string().nullable(),
+  detail: z.string().nullable(),
+  /** Outcome, policy, integrity and recovery all pass. */
+  pass: z.boolean(),
+  grades: z.object(Object.fromEntries(DIMENSIONS.map((d) => [d, gradeSchema]))),
+  /** What the expected-outcome check said differed (empty when the run ended as expected). */
+  mismatches: z.array(z.string()),
+  figures: z.object({
+    virtualMs: z.number(),
+    wallMs: z.number(),
+    calls: z.number().int(),
+    okCalls: z.number().int(),
+    writesConfirmed: z.number().int(),
+    effects: z.number().int(),
+    retries: z.number().int(),
+    crashes: z.number().int(),
+    evidenceRequired: z.number().int(),
+    evidenceLinked: z.number().int(),
+  }),
+  /** Kinds of the operator log entries that were a person stepping in. */
+  interventions: z.array(z.string()),
+  /** The command that reproduces this run. */
+  replay: z.string(),
+  /** The trajectory's file, relative to the result set's folder. */
+  trajectoryFile: z.string(),
+});
+export type RunResult = z.infer<typeof runResultSchema>;
+
+/** A problem with a results file: names the file and where, in one line. */
+export class ResultsError extends Error {
+  override readonly name = 'ResultsError';
+}
+
+/**
+ * Reads a result set: `dir/results.jsonl` (or a `.jsonl` file given directly). Every line must
+ * be a run record of this format version. A last line cut short by a kill is reported as
+ * truncated (`faultline run --resume` repairs it); with `allowTruncatedTail` it is skipped.
+ */
+export function readResults(
+  path: string,
+  options: { allowTruncatedTail?: boolean } = {},
+): { results: RunResult[]; truncated: boolean; file: string } {
+  const file = path.endsWith('.jsonl') ? path : join(path, RESULTS_FILE);
+  if (!existsSync(file))
+    throw new ResultsError(`${file}: no results here (run faultline run --out ${path} first)`);
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const complete = text.endsWith('\n') || text === '';
+  const results: RunResult[] = [];
+  const seen = new Set<string>();
+  let truncated = false;
+  for (const [i, line] of lines.entries()) {
+    if (line === '') continue;
+    const last = i === lines.length - 1 && !complete;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      if (last) {
+        if (options.allowTruncatedTail) {
+          truncated = true;
+          continue;
+        }
+        throw new ResultsError(
+          `${file}:${i + 1}: truncated (the suite was killed mid-write; faultline run --resume repairs it)`,
+        );
+      }
+      throw new ResultsError(`${file}:${i + 1}: not JSON — the results file is corrupt`);
+    }
+    const header = raw as { format?: unknown; version?: unknown };
+    if (header.format !== RESULT_FORMAT)
+      throw new ResultsError(
+        `${file}:${i + 1}: not a faultline run record (format ${JSON.stringify(header.format)})`,
+      );
+    if (header.version !== RESULT_VERSION)
+      throw new ResultsError(
+        `${file}:${i + 1}: format version ${JSON.stringify(header.version)}; this faultline reads version ${RESULT_VERSION}`,
+      );
+    const parsed = runResultSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ResultsError(
+        `${file}:${i + 1}: ${issue?.path.join('.') || '(record)'}: ${issue?.message ?? 'invalid'}`,
+      );
+    }
+    if (seen.has(parsed.data.id))
+      throw new ResultsError(`${file}:${i + 1}: run ${parsed.data.id} appears twice`);
+    seen.add(parsed.data.id);
+    results.push(parsed.data);
+  }
+  results.sort((a, b) => a.index - b.index);
+  return { results, truncated, file };
+}
+
+/** Appends finished runs to a result set, one line each, flushed to disk before returning. */
+export class ResultsWriter {
+  private readonly fd: number;
+  readonly file: string;
+
+  /** `fresh` starts an empty set (atomically replacing any old one); otherwise appends. */
+  constructor(
+    readonly dir: string,
+    options: { fresh: boolean },
+  ) {
+    mkdirSync(join(dir, TRAJECTORIES_DIR), { recursive: true });
+    this.file = join(dir, RESULTS_FILE);
+    if (options.fresh) writeFileAtomic(this.file, '');
+    this.fd = openSync(this.file, 'a');
+  }
+
+  /** Writes the trajectory file first (atomically), then the record: a record always has its trajectory. */
+  append(result: RunResult, trajectory: unknown): void {
+    writeFileAtomic(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory));
+    writeSync(this.fd, `${JSON.stringify(result)}\n`);
+    fsyncSync(this.fd);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/**
+ * Drops a last line a kill cut short, atomically, and returns the runs already finished:
+ * what `--resume` skips.
+ */
+export function repairResults(dir: string): RunResult[] {
+  const file = join(dir, RESULTS_FILE);
+  if (!existsSync(file)) return [];
+  const { results, truncated } = readResults(dir, { allowTruncatedTail: true });
+  if (truncated) writeFileAtomic(file, results.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  return results;
+}
+
+/** Writes through a temp file and a rename, so a reader never sees half a file. */
+export function writeFileAtomic(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+}
+
+/** A file name for a run's trajectory, safe on every file system. */
+export function trajectoryFileFor(id: string): string {
+  return `${TRAJECTORIES_DIR}/${id.replace(/[^a-zA-Z0-9._-]+/g, '_')}.json`;
+}
