@@ -272,7 +272,7 @@ describe('bad input is refused before the run starts, naming file and field', ()
       'a stale-record change the world does not know',
       partialRefund,
       { kind: 'stale-record', trigger: { on: 'first-write' }, change: 'price-change' },
-      /faults\[0\]\.change: world refunds has no stale-record change "price-change" \(it has: refund-elsewhere\)/,
+      /faults\[0\]\.change: world refunds has no stale-record change "price-change" \(it has: refund-elsewhere, refund-voided-elsewhere\)/,
     ],
     [
       'a hostile document in a tool that carries no documents',
