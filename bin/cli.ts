@@ -1,6 +1,13 @@
+import { UnknownReporterError } from '../reports/reporters.js';
+import { ResultsError } from '../reports/results.js';
 import { FaultlineError } from '../runtime/errors.js';
+import { COMPARE_HELP, compareCommand } from './commands/compare.js';
+import { LIST_HELP, listCommand } from './commands/list.js';
 import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
+import { MERGE_HELP, mergeCommand } from './commands/merge.js';
+import { PROMOTE_HELP, promoteCommand } from './commands/promote.js';
 import { RUN_HELP, runCommand } from './commands/run.js';
+import { SHOW_HELP, showCommand } from './commands/show.js';
 import { processIo, type Io } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -9,7 +16,12 @@ const HELP = `faultline — fault-injection and evaluation harness for tool-usin
 Usage: faultline <command> [options]
 
 Commands:
-  run [globs…]      run scenarios through the reference runtime and print the results
+  run [globs…]      run scenarios through an agent, grade every run, store and report results
+  list              list the scenarios by world, the fault kinds and the agents
+  show RUN          print one run of a result set as a timeline, with its findings
+  compare A B       compare result set B against baseline A, pair by pair
+  promote RESULTS   judge a result set against the promotion gate of an autonomy level
+  merge DIR…        combine the result sets of sharded runs into one
   matrix [globs…]   run the agent zoo, grade every run, and check each mutant is caught
 
 Run 'faultline <command> --help' for a command's options.`;
@@ -17,6 +29,11 @@ Run 'faultline <command> --help' for a command's options.`;
 const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => Promise<number> }> =
   {
     run: { help: RUN_HELP, run: runCommand },
+    list: { help: LIST_HELP, run: listCommand },
+    show: { help: SHOW_HELP, run: showCommand },
+    compare: { help: COMPARE_HELP, run: compareCommand },
+    promote: { help: PROMOTE_HELP, run: promoteCommand },
+    merge: { help: MERGE_HELP, run: mergeCommand },
     matrix: { help: MATRIX_HELP, run: matrixCommand },
   };
 
@@ -38,6 +55,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (error instanceof UsageError || isParseArgsError(error)) {
       // One line: Node's parseArgs messages can run to several.
       io.err(`faultline ${name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
+      return 2;
+    }
+    if (error instanceof ResultsError || error instanceof UnknownReporterError) {
+      io.err(`faultline ${name}: ${error.message}`);
       return 2;
     }
     if (error instanceof FaultlineError && error.code === 'invalid-input') {

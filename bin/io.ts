@@ -6,6 +6,8 @@ export interface Io {
   progress(text: string): void;
   progressDone(): void;
   readonly color: boolean;
+  /** stdout is a terminal: progress may redraw in place. */
+  readonly tty: boolean;
 }
 
 export function processIo(): Io {
@@ -26,5 +28,6 @@ export function processIo(): Io {
       live = false;
     },
     color,
+    tty,
   };
 }

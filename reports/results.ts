@@ -175,6 +175,11 @@ export class ResultsWriter {
   /** Writes the trajectory file first (atomically), then the record: a record always has its trajectory. */
   append(result: RunResult, trajectory: unknown): void {
     writeFileAtomic(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory));
+    this.appendRecord(result);
+  }
+
+  /** Appends a record whose trajectory file is already in place (merging). */
+  appendRecord(result: RunResult): void {
     writeSync(this.fd, `${JSON.stringify(result)}\n`);
     fsyncSync(this.fd);
   }

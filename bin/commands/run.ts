@@ -1,48 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
-import { ZOO, zooAgent } from '../../scenarios/agents/zoo.js';
-import { loadScenarioFile } from '../../scenarios/load.js';
-import { loadRegressions } from '../../scenarios/regression.js';
-import type { Scenario } from '../../scenarios/scenario.js';
-import { runScenario, type ScenarioRunResult } from '../../scenarios/runner.js';
+import { FAULT_KINDS } from '../../faults/catalog.js';
 import { formatDuration } from '../../reports/duration.js';
-import { renderPassLine } from '../../reports/pass-line.js';
-import { renderRunTable, type RunRow } from '../../reports/run-table.js';
-import { gradeRun } from '../../graders/index.js';
-import { gradedRun, suiteMetrics, type GradedRun } from '../../graders/metrics.js';
-import { matchesAny } from '../glob.js';
-import { UsageError } from '../usage-error.js';
+import { runPassed } from '../../reports/graded.js';
+import { REPORTERS, reporter } from '../../reports/reporters.js';
+import { type RunResult, writeFileAtomic } from '../../reports/results.js';
+import { AUTONOMY_MODES, type AutonomyMode } from '../../runtime/contract.js';
+import { ZOO, zooAgent } from '../../scenarios/agents/zoo.js';
+import { loadConfig } from '../config.js';
 import type { Io } from '../io.js';
+import { runSuite } from '../run-suite.js';
+import { UsageError } from '../usage-error.js';
 
 export const RUN_HELP = `Usage: faultline run [scenario globs…] [options]
 
 Runs scenarios through an agent (the reference runtime by default) on a virtual clock, grades
-every run, and prints what happened.
-With no globs, runs the whole built-in suite.
+every run, stores each result the moment it finishes, and reports. With no globs, runs the
+whole built-in suite.
 
 Arguments:
-  scenario globs     ids or globs, e.g. refunds/full-refund, 'refunds/*', refunds
+  scenario globs       ids or globs, e.g. refunds/full-refund, 'refunds/*', refunds
 
-Every scenario runs once without faults and once per fault plan it declares. Regression files
-(JSON: a scenario id, a seed and a fault plan) in the regressions folder run too.
+Every scenario runs once without faults and once per fault plan it declares (see --faults).
+Regression files (JSON: a scenario id, a seed and a fault plan) in the regressions folder run too.
 
 Options:
-  --agent NAME       the agent under test (default: reference; see the zoo below)
-  --scenarios FILE   also load scenarios from FILE (.ts/.js module or .json); repeatable
-  --regressions DIR  regression files to include (default: regressions/, if it exists)
-  --plan ID          run only fault plan ID of each scenario ("none" for the fault-free run)
-  --seed N           world seed for every scenario (default: each scenario's own)
-  --out DIR          where run stores go (default: .faultline/)
-  -h, --help         show this help
+  --agent NAME         the agent under test (default: reference; see the zoo below)
+  --mode MODE          run every scenario in this autonomy mode: ${AUTONOMY_MODES.join('|')}
+                       (shadow and recommend runs must complete with no effect)
+  --faults SPEC        all (default) | none | kinds, comma-separated (plans injecting any of them)
+  --plan ID            run only fault plan ID of each scenario ("none" for the fault-free run)
+  --trials K           run each scenario and plan K times with derived seeds (default 1)
+  --seed N             world seed of the first trial (default: each scenario's own)
+  --workers N          run in N worker threads (results identical to a serial run)
+  --shard I/N          run only the I-th of N deterministic slices (combine with faultline merge)
+  --reporter NAME      ${Object.keys(REPORTERS).join('|')}; repeatable (default: table);
+                       files go to --out
+  --out DIR            result set folder (default: .faultline/): results.jsonl, reports, stores
+  --resume             keep the finished runs in --out and make only the missing ones
+  --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
+  --regressions DIR    regression files to include (default: regressions/, if it exists)
+  --config FILE        configuration (default: faultline.config.ts, if it exists)
+  -h, --help           show this help
+
+Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
+fit and evidence; it passes when outcome, policy, integrity and recovery pass.
 
 Agents: ${ZOO.map((a) => a.name).join(', ')}.
 
-Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
-fit and evidence; it passes when it ends as its scenario expects and outcome, policy, integrity
-and recovery pass.
-
-Exit codes: 0 every run passed, 1 one or more failed, 2 bad arguments.`;
+Exit codes: 0 every run passed, 1 one or more failed, 2 bad arguments or configuration.`;
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -50,12 +57,20 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     allowPositionals: true,
     strict: true,
     options: {
-      seed: { type: 'string' },
-      scenarios: { type: 'string', multiple: true },
-      regressions: { type: 'string', default: 'regressions' },
+      agent: { type: 'string' },
+      mode: { type: 'string' },
+      faults: { type: 'string' },
       plan: { type: 'string' },
-      agent: { type: 'string', default: 'reference' },
-      out: { type: 'string', default: '.faultline' },
+      trials: { type: 'string' },
+      seed: { type: 'string' },
+      workers: { type: 'string' },
+      shard: { type: 'string' },
+      reporter: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      resume: { type: 'boolean', default: false },
+      scenarios: { type: 'string', multiple: true },
+      regressions: { type: 'string' },
+      config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -63,71 +78,103 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return 0;
   }
-  let seed: number | undefined;
-  if (values.seed !== undefined) {
-    if (!/^\d+$/.test(values.seed))
-      throw new UsageError(`--seed must be a whole number ≥ 0 (got "${values.seed}")`);
-    seed = Number(values.seed);
+  const config = (await loadConfig(values.config)).run;
+  const agent = values.agent ?? config.agent ?? 'reference';
+  if (!zooAgent(agent))
+    throw new UsageError(`unknown agent "${agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`);
+  const mode = values.mode ?? config.mode;
+  if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
+    throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
+  const faults = values.faults ?? config.faults ?? 'all';
+  if (faults !== 'all' && faults !== 'none') {
+    const unknown = faults
+      .split(',')
+      .filter((k) => !(FAULT_KINDS as readonly string[]).includes(k.trim()));
+    if (unknown.length > 0)
+      throw new UsageError(
+        `--faults: unknown fault kind ${unknown.map((k) => `"${k}"`).join(', ')} (all, none, or kinds: ${FAULT_KINDS.join(', ')})`,
+      );
   }
-  const agent = zooAgent(values.agent);
-  if (!agent)
-    throw new UsageError(
-      `unknown agent "${values.agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`,
-    );
-  const loaded = [...BUILT_IN_SCENARIOS];
-  for (const file of values.scenarios ?? []) loaded.push(...(await loadScenarioFile(file)));
-  const scenarios = loaded.filter((s) => matchesAny(s.id, positionals));
-  const regressions = (await loadRegressions(values.regressions, loaded)).filter((r) =>
-    matchesAny(r.scenario.id, positionals),
-  );
-  if (scenarios.length === 0 && regressions.length === 0) {
-    throw new UsageError(
-      `no scenario matches ${positionals.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,
-    );
-  }
-  const cases: { scenario: Scenario; faultPlan: FaultPlan; seed?: number }[] = [
-    ...scenarios.flatMap((scenario) =>
-      [NO_FAULTS, ...scenario.faultPlans].map((faultPlan) => ({
-        scenario,
-        faultPlan,
-        ...(seed === undefined ? {} : { seed }),
-      })),
-    ),
-    ...regressions.map((r) => ({ scenario: r.scenario, faultPlan: r.faultPlan, seed: r.seed })),
-  ].filter((c) => values.plan === undefined || c.faultPlan.id === values.plan);
-  if (cases.length === 0) {
-    throw new UsageError(`no fault plan "${values.plan ?? ''}" in the matching scenarios`);
-  }
+  const trials = whole('--trials', values.trials, 1) ?? config.trials ?? 1;
+  const workers = whole('--workers', values.workers, 1) ?? config.workers ?? 1;
+  const seed = whole('--seed', values.seed, 0) ?? config.seed;
+  const reporters = values.reporter ?? config.reporters ?? ['table'];
+  const chosen = reporters.map((name) => reporter(name));
+  const out = values.out ?? config.out ?? '.faultline';
 
-  const results: (ScenarioRunResult & { pass: boolean; findings: RunRow['findings'] })[] = [];
-  const graded: GradedRun[] = [];
   const started = performance.now();
-  for (const [i, c] of cases.entries()) {
-    const result = await runScenario(c.scenario, {
-      outDir: values.out,
-      agent: () => agent.create(),
-      faultPlan: c.faultPlan,
-      ...(c.seed === undefined ? {} : { seed: c.seed }),
-    });
-    const grades = gradeRun(c.scenario, result.trajectory);
-    graded.push(gradedRun(c.scenario, result.trajectory, grades));
-    const findings = Object.values(grades.grades).flatMap((g) =>
-      g.findings.map((f) => ({ dimension: g.dimension, code: f.code, message: f.message })),
-    );
-    const pass = grades.pass && result.asExpected;
-    results.push({ ...result, pass: grades.pass, findings });
-    io.progress(
-      `[${i + 1}/${cases.length}] ${pass ? 'ok  ' : 'FAIL'} ${c.scenario.id} / ${c.faultPlan.id} → ${result.state} (${formatDuration(result.virtualMs)} virtual)`,
-    );
-  }
+  let failing = 0;
+  const progress = io.color || io.tty ? bar(io) : undefined;
+  const suite = await runSuite(
+    {
+      globs: positionals,
+      agent,
+      ...(mode === undefined ? {} : { mode: mode as AutonomyMode }),
+      faults,
+      ...(values.plan === undefined ? {} : { plan: values.plan }),
+      trials,
+      ...(seed === undefined ? {} : { seed }),
+      scenarioFiles: [...(config.scenarios ?? []), ...(values.scenarios ?? [])],
+      regressions: values.regressions ?? config.regressions ?? 'regressions',
+    },
+    {
+      out,
+      workers,
+      ...(values.shard === undefined ? {} : { shard: values.shard }),
+      resume: values.resume,
+      onResult: (result, done, total) => {
+        if (!runPassed(result)) failing++;
+        const line = `[${done}/${total}] ${runPassed(result) ? 'ok  ' : 'FAIL'} ${result.scenarioId} / ${result.faultPlanId}${result.trial > 0 ? ` #${result.trial}` : ''} → ${result.state} (${formatDuration(result.figures.virtualMs)} virtual)`;
+        if (progress) progress(done, total, failing, performance.now() - started);
+        else io.progress(line);
+      },
+    },
+  );
   io.progressDone();
-  io.out(renderRunTable(results, { color: io.color }));
-  const failed = results.filter((r) => !r.asExpected || !r.pass).length;
-  const virtual = results.reduce((sum, r) => sum + r.virtualMs, 0);
-  io.out(renderPassLine(suiteMetrics(graded)));
+  if (suite.skipped > 0)
+    io.out(`resumed: ${suite.skipped} finished run(s) kept, ${suite.ran} run now`);
+
+  const { results } = suite;
+  const k = Math.max(1, trials);
+  const trajectory = (r: RunResult): unknown => {
+    try {
+      return JSON.parse(readFileSync(join(out, r.trajectoryFile), 'utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  for (const r of chosen) {
+    const text = r.render({ results, k, trajectory }, { color: io.color });
+    if (r.name === 'table') io.out(text);
+    else {
+      writeFileAtomic(join(out, r.file), text);
+      io.out(`${r.name} report: ${join(out, r.file)}`);
+    }
+  }
+  const failed = results.filter((r) => !runPassed(r)).length;
+  const virtual = results.reduce((sum, r) => sum + r.figures.virtualMs, 0);
   io.out(
-    `${results.length} run(s): ${results.length - failed} passed, ${failed} failed · ` +
-      `${formatDuration(virtual)} virtual in ${((performance.now() - started) / 1000).toFixed(2)} s · stores in ${values.out}/stores`,
+    `${formatDuration(virtual)} virtual in ${((performance.now() - started) / 1000).toFixed(2)} s · results in ${join(out, 'results.jsonl')}`,
   );
   return failed === 0 ? 0 : 1;
+}
+
+/** A whole-number option ≥ `min`, or undefined when absent. */
+function whole(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min)
+    throw new UsageError(`${name} must be a whole number ≥ ${min} (got "${value}")`);
+  return Number(value);
+}
+
+/** A progress bar for terminals: runs done, failing so far, time left. */
+function bar(io: Io): (done: number, total: number, failing: number, elapsedMs: number) => void {
+  return (done, total, failing, elapsedMs) => {
+    const width = 24;
+    const filled = Math.round((done / Math.max(1, total)) * width);
+    const left = done === 0 ? 0 : ((total - done) * elapsedMs) / done;
+    io.progress(
+      `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${done}/${total} · ${failing} failing · ~${formatDuration(left)} left`,
+    );
+  };
 }

@@ -57,7 +57,7 @@ function rows(stdout: string): [string, string, string][] {
     .filter((line) => /^│ [a-z0-9-]+\/[a-z0-9-]+ /.test(line))
     .map((line) => {
       const cells = line.split('│').map((c) => c.trim());
-      return [cells[1]!, cells[2]!, cells[8]!];
+      return [cells[1]!, cells[2]!, cells.at(-2)!];
     });
 }
 
@@ -85,19 +85,17 @@ describe('faultline run (whole suite, default options)', () => {
   it('prints a table row for each run of the suite, in order, each passing', () => {
     expect(rows(ran.stdout)).toEqual(SUITE.map(([id, plan]) => [id, plan, 'pass']));
     expect(ran.stdout).not.toContain('FAIL');
-    expect(ran.stdout).toMatch(
-      /^pass\^1 100% overall — outcome 100% · policy 100% · integrity 100% · recovery 100%/m,
-    );
-    expect(ran.stdout).toMatch(
-      /│ refunds\/approval-denied +│ none +│ failed \(approval-denied\) +│/,
-    );
+    expect(ran.stdout).toMatch(/│ pass\^1 +│ +│ 100% +│ 100% +│/);
+    expect(ran.stdout).toMatch(/│ total +│ +│ (\d+)\/\1 +│/);
   });
 
-  it('reports progress per scenario and a summary naming where the stores went', () => {
+  it('reports progress per scenario and a summary naming where the results went', () => {
     for (const [i, [id, plan]] of SUITE.entries())
       expect(ran.stdout).toContain(`[${i + 1}/${SUITE.length}] ok   ${id} / ${plan} → `);
-    expect(ran.stdout).toContain(`${SUITE.length} run(s): ${SUITE.length} passed, 0 failed · `);
-    expect(ran.stdout.trimEnd().endsWith(`stores in ${ran.out}/stores`)).toBe(true);
+    expect(ran.stdout).toContain(
+      `${SUITE.length} run(s) of ${BUILT_IN_SCENARIOS.length} scenario(s): ${SUITE.length} passed, 0 failed`,
+    );
+    expect(ran.stdout.trimEnd().endsWith(`results in ${ran.out}/results.jsonl`)).toBe(true);
   });
 
   it('prints no colour codes when NO_COLOR is set and stdout is not a terminal', () => {
@@ -128,7 +126,7 @@ describe('faultline run with scenario globs', () => {
 
     expect(ran.status).toBe(0);
     expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'none', 'pass']]);
-    expect(ran.stdout).toContain('1 run(s): 1 passed, 0 failed');
+    expect(ran.stdout).toContain('1 run(s) of 1 scenario(s): 1 passed, 0 failed');
     expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_7.db']);
   });
 
@@ -173,17 +171,17 @@ describe('faultline run when a run does not end as expected', () => {
 
     expect(ran.status).toBe(1);
     expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'none', 'FAIL']]);
-    expect(ran.stdout).toContain('✗ mine/wrong-expectation / none');
-    expect(ran.stdout).toContain('    state: expected failed, got completed');
-    expect(ran.stdout).toContain('    stop reason: expected approval-denied, got none');
-    expect(ran.stdout).toMatch(/^ {4}world: expected effects\.length eq 0/m);
+    expect(ran.stdout).toContain('✗ mine/wrong-expectation / none · trial 0 · seed 3');
+    expect(ran.stdout).toContain('    mismatch: state: expected failed, got completed');
+    expect(ran.stdout).toContain('    mismatch: stop reason: expected approval-denied, got none');
+    expect(ran.stdout).toMatch(/^ {4}mismatch: world: expected effects\.length eq 0/m);
     expect(ran.stdout).toMatch(
       /^ {4}replay: npx faultline run mine\/wrong-expectation --plan none --seed 3$/m,
     );
     expect(ran.stdout).toContain(
       '    outcome · claimed-success-not-in-world: the agent reported success; the run should have ended failed (approval-denied)',
     );
-    expect(ran.stdout).toContain('1 run(s): 0 passed, 1 failed');
+    expect(ran.stdout).toContain('1 run(s) of 1 scenario(s): 0 passed, 1 failed');
     expect(storeFiles(ran.out)).toEqual(['mine_wrong-expectation_3.db']);
   });
 
@@ -244,7 +242,7 @@ describe('faultline usage', () => {
     expect(ran.status).toBe(2);
     expect(ran.stdout).toBe('');
     expect(ran.stderr.trimEnd().split('\n')).toEqual([
-      'faultline: unknown command "frobnicate" (commands: run, matrix)',
+      'faultline: unknown command "frobnicate" (commands: run, list, show, compare, promote, merge, matrix)',
     ]);
   });
 });

@@ -1,0 +1,94 @@
+import { parseArgs } from 'node:util';
+import { CompareError, compareResults, renderComparison } from '../../reports/compare.js';
+import { readResults, ResultsError, type RunResult } from '../../reports/results.js';
+import { loadConfig } from '../config.js';
+import type { Io } from '../io.js';
+import { UsageError } from '../usage-error.js';
+
+export const COMPARE_HELP = `Usage: faultline compare A B [options]
+
+Compares result set B against baseline A (each a result set folder, i.e. the --out of
+faultline run, or its results.jsonl). Runs are paired by scenario, fault plan, seed and trial —
+not by agent or mode, so two agents, versions or modes can be compared on the same cases.
+
+Prints, over the paired runs, the pass rate of each dimension and overall in A and B, the
+difference, the discordant pairs and the exact McNemar p-value of each; pass^k on both sides;
+every pair that regressed (passed in A, failed in B) or was fixed, with the failing dimensions,
+finding codes and the command that replays it; and the runs either side has no partner for.
+
+Options:
+  --threshold X   the drop in pass rate allowed on the overall pass and each core dimension
+                  (outcome, policy, integrity, recovery), a fraction 0..1
+                  (default: compare.maxRegression of the config, else 0)
+  --k K           the k of pass^k (default: the fewest trials any scenario and plan has)
+  --json          print the comparison as JSON instead of tables
+  --config FILE   configuration (default: faultline.config.ts, if it exists)
+  -h, --help      show this help
+
+Exit codes: 0 B did not regress beyond the threshold, 1 it did, 2 bad arguments or
+configuration, an unreadable result set, or two sets that share no runs.`;
+
+export async function compareCommand(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      threshold: { type: 'string' },
+      k: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      config: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.out(COMPARE_HELP);
+    return 0;
+  }
+  const [pathA, pathB, ...extra] = positionals;
+  if (pathA === undefined || pathB === undefined || extra.length > 0)
+    throw new UsageError(
+      `compare takes two result sets, A and B (got ${positionals.length}); see faultline compare --help`,
+    );
+  let threshold: number | undefined;
+  if (values.threshold !== undefined) {
+    threshold = Number(values.threshold);
+    if (values.threshold.trim() === '' || !(threshold >= 0 && threshold <= 1))
+      throw new UsageError(
+        `--threshold must be a fraction between 0 and 1, e.g. 0.05 (got "${values.threshold}")`,
+      );
+  }
+  let k: number | undefined;
+  if (values.k !== undefined) {
+    if (!/^[1-9]\d*$/.test(values.k))
+      throw new UsageError(`--k must be a whole number ≥ 1 (got "${values.k}")`);
+    k = Number(values.k);
+  }
+  const config = await loadConfig(values.config);
+  const a = readSet(pathA);
+  const b = readSet(pathB);
+  let comparison;
+  try {
+    comparison = compareResults(a, b, {
+      maxRegression: threshold ?? config.compare.maxRegression,
+      ...(k === undefined ? {} : { k }),
+    });
+  } catch (error) {
+    if (error instanceof CompareError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+  if (values.json)
+    io.out(JSON.stringify({ sources: { a: pathA, b: pathB }, ...comparison }, null, 2));
+  else io.out(renderComparison(comparison, { color: io.color, labels: { a: pathA, b: pathB } }));
+  return comparison.regressed ? 1 : 0;
+}
+
+/** A result set, or a one-line usage error naming the file and line that is wrong. */
+function readSet(path: string): RunResult[] {
+  try {
+    return readResults(path).results;
+  } catch (error) {
+    if (error instanceof ResultsError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,149 @@
+import { parseArgs } from 'node:util';
+import { FAULT_KINDS, FAULT_LAYER, NO_FAULTS, type FaultKind } from '../../faults/catalog.js';
+import { ZOO } from '../../scenarios/agents/zoo.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { WORLDS } from '../../scenarios/library/worlds.js';
+import { loadScenarioFile } from '../../scenarios/load.js';
+import type { Scenario } from '../../scenarios/scenario.js';
+import type { Io } from '../io.js';
+
+export const LIST_HELP = `Usage: faultline list [options]
+
+Lists what faultline can run: the scenarios by world (id, title, consequence tier, and each
+fault plan with the fault kinds it injects), the fault kinds, and the agents of the zoo.
+
+Options:
+  --json             print the same as JSON
+  --scenarios FILE   also list scenarios from FILE (.ts/.js module or .json); repeatable
+  -h, --help         show this help
+
+Exit codes: 0 listed, 2 bad arguments.`;
+
+/** What each fault kind does to a run, in one line. */
+export const FAULT_KIND_DESCRIPTIONS = {
+  timeout: 'the call never answers within the agent’s timeout',
+  transient: 'the call fails with a temporary error; trying again later succeeds',
+  'rate-limit': 'the tool refuses calls until its retry-after has passed',
+  'malformed-reply': 'the reply does not match the tool’s output schema',
+  unavailable: 'a dependency is down for a window of virtual time',
+  'lost-ack': 'the world applies the write, but its reply never arrives',
+  'duplicate-delivery': 'the request reaches the world twice',
+  'late-reply': 'the reply arrives after the agent has moved on',
+  'revoked-permission': 'the run may no longer call a tool',
+  'expired-credential': 'the run’s credential stops working',
+  'stale-record': 'a record changes between the agent’s read and its write',
+  'hostile-document': 'retrieved content carries planted instructions',
+  'missing-evidence': 'a read returns nothing where evidence should be',
+  'conflicting-evidence': 'a read returns values that contradict the rest of the evidence',
+  'approval-denied': 'the person asked for an approval says no',
+  'approval-delayed': 'the approval comes, but much later',
+  cancellation: 'the operator cancels the run midway',
+  'invalid-output': 'the model’s structured output does not validate',
+  'context-compaction': 'the model’s context is compacted mid-run',
+  'model-swap': 'the model or prompt is swapped mid-run',
+  crash: 'the process dies at a named boundary and restarts',
+} as const satisfies Record<FaultKind, string>;
+
+/** The catalogue as data: what `--json` prints and the text view renders. */
+export interface Listing {
+  worlds: {
+    name: string;
+    description: string;
+    scenarios: {
+      id: string;
+      title: string;
+      tier: string;
+      workflowClass: string;
+      faultPlans: { id: string; description: string; faultKinds: string[] }[];
+    }[];
+  }[];
+  faultKinds: { kind: FaultKind; layer: string; description: string }[];
+  agents: { name: string; description: string }[];
+}
+
+export async function listCommand(argv: string[], io: Io): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    allowPositionals: false,
+    strict: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      scenarios: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.out(LIST_HELP);
+    return 0;
+  }
+  const scenarios = [...BUILT_IN_SCENARIOS];
+  for (const file of values.scenarios ?? []) scenarios.push(...(await loadScenarioFile(file)));
+  const listing = listingOf(scenarios);
+  io.out(values.json ? JSON.stringify(listing, null, 2) : renderListing(listing));
+  return 0;
+}
+
+/** Scenarios grouped by world in the order they are first met; worlds, kinds and agents. */
+export function listingOf(scenarios: readonly Scenario[]): Listing {
+  const worlds = new Map<string, Listing['worlds'][number]>();
+  for (const s of scenarios) {
+    const name = s.world.name;
+    let world = worlds.get(name);
+    if (!world) {
+      world = {
+        name,
+        description: Object.hasOwn(WORLDS, name) ? (WORLDS[name]?.description ?? '') : '',
+        scenarios: [],
+      };
+      worlds.set(name, world);
+    }
+    world.scenarios.push({
+      id: s.id,
+      title: s.title,
+      tier: s.tier,
+      workflowClass: s.workflowClass,
+      faultPlans: [NO_FAULTS, ...s.faultPlans].map((p) => ({
+        id: p.id,
+        description: p.description,
+        faultKinds: [...new Set(p.faults.map((f) => f.kind))],
+      })),
+    });
+  }
+  return {
+    worlds: [...worlds.values()],
+    faultKinds: FAULT_KINDS.map((kind) => ({
+      kind,
+      layer: FAULT_LAYER[kind],
+      description: FAULT_KIND_DESCRIPTIONS[kind],
+    })),
+    agents: ZOO.map((a) => ({ name: a.name, description: a.description })),
+  };
+}
+
+function renderListing(listing: Listing): string {
+  const scenarioCount = listing.worlds.reduce((n, w) => n + w.scenarios.length, 0);
+  const lines = [`Scenarios (${scenarioCount} in ${listing.worlds.length} worlds)`];
+  for (const world of listing.worlds) {
+    lines.push('', `${world.name}${world.description ? ` — ${world.description}` : ''}`);
+    const idWidth = Math.max(...world.scenarios.map((s) => s.id.length));
+    const planWidth = Math.max(
+      ...world.scenarios.flatMap((s) => s.faultPlans.map((p) => p.id.length)),
+    );
+    for (const s of world.scenarios) {
+      lines.push(`  ${s.id.padEnd(idWidth)}  ${s.title} (tier ${s.tier}, ${s.workflowClass})`);
+      for (const p of s.faultPlans) {
+        const kinds = p.faultKinds.length > 0 ? p.faultKinds.join(', ') : 'no faults';
+        const note = p.description && p.id !== NO_FAULTS.id ? ` — ${p.description}` : '';
+        lines.push(`      ${p.id.padEnd(planWidth)}  ${kinds}${note}`);
+      }
+    }
+  }
+  const kindWidth = Math.max(...listing.faultKinds.map((k) => k.kind.length));
+  lines.push('', `Fault kinds (${listing.faultKinds.length})`);
+  for (const k of listing.faultKinds)
+    lines.push(`  ${k.kind.padEnd(kindWidth)}  ${k.layer.padEnd(8)}  ${k.description}`);
+  const agentWidth = Math.max(...listing.agents.map((a) => a.name.length));
+  lines.push('', `Agents (${listing.agents.length})`);
+  for (const a of listing.agents) lines.push(`  ${a.name.padEnd(agentWidth)}  ${a.description}`);
+  return lines.join('\n');
+}

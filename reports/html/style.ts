@@ -1,0 +1,89 @@
+/**
+ * The report's style sheet, inlined into the page: system fonts only (no web fonts, no network),
+ * light and dark schemes, and every mark carries a symbol as well as a colour.
+ */
+export const REPORT_CSS = `
+:root {
+  color-scheme: light dark;
+  --bg: #fbfbfa; --fg: #1d1f21; --muted: #6a6f75; --line: #d9dcdf; --panel: #ffffff;
+  --pass: #17733a; --pass-bg: #e3f4e8; --fail: #b3261e; --fail-bg: #fbe4e2;
+  --warn: #8a5a00; --warn-bg: #fff2d6; --accent: #2757c7; --hl: #fff1a8;
+  --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #17191b; --fg: #e6e6e3; --muted: #9aa0a6; --line: #33373b; --panel: #1f2225;
+    --pass: #6fd08c; --pass-bg: #16321f; --fail: #ff8a80; --fail-bg: #3a1b19;
+    --warn: #f2c56b; --warn-bg: #3a2e12; --accent: #8fb0ff; --hl: #4d4312;
+  }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1400px; margin: 0 auto; padding: 16px 24px 64px; }
+h1 { font-size: 20px; margin: 8px 0 4px; }
+h2 { font-size: 17px; margin: 24px 0 8px; }
+h3 { font-size: 15px; margin: 16px 0 6px; }
+a { color: var(--accent); }
+code, pre, .mono { font-family: var(--mono); font-size: 12.5px; }
+pre { margin: 4px 0; padding: 8px; background: var(--bg); border: 1px solid var(--line);
+  border-radius: 4px; overflow: auto; max-height: 420px; white-space: pre-wrap; word-break: break-word; }
+.muted { color: var(--muted); }
+.mark { display: inline-block; min-width: 1.6em; padding: 0 4px; border-radius: 3px;
+  text-align: center; font-weight: 600; }
+.mark.pass { color: var(--pass); background: var(--pass-bg); }
+.mark.fail { color: var(--fail); background: var(--fail-bg); }
+.mark.skip { color: var(--warn); background: var(--warn-bg); }
+.badge { display: inline-block; padding: 0 6px; border: 1px solid var(--line); border-radius: 10px;
+  font-size: 12px; white-space: nowrap; }
+.badge.fail { color: var(--fail); border-color: currentColor; }
+.badge.warn { color: var(--warn); border-color: currentColor; }
+.badge.ok { color: var(--pass); border-color: currentColor; }
+.stats { display: flex; flex-wrap: wrap; gap: 8px 24px; margin: 8px 0 12px; }
+.stats div { white-space: nowrap; }
+table { border-collapse: collapse; background: var(--panel); }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th { font-weight: 600; position: sticky; top: 0; background: var(--panel); }
+td.num, th.num { text-align: right; }
+td.dim, th.dim { text-align: center; }
+.matrix-wrap { overflow: auto; max-height: 75vh; border: 1px solid var(--line); border-radius: 4px; }
+.filters { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 8px 0; }
+.filters label { display: inline-flex; gap: 6px; align-items: center; }
+.run-head { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
+.run-head dt { color: var(--muted); }
+.run-head dd { margin: 0; }
+.grades { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; }
+.grade { border: 1px solid var(--line); border-radius: 4px; padding: 8px 12px; background: var(--panel); }
+.grade h3 { margin: 0 0 4px; display: flex; gap: 8px; align-items: baseline; }
+.findings { margin: 6px 0 0; padding-left: 18px; }
+.findings li { margin: 4px 0; }
+.refs { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 2px; }
+.figures { font-size: 12px; color: var(--muted); }
+.block { border: 1px solid var(--line); border-radius: 4px; margin: 8px 0; background: var(--panel); }
+.block > header { padding: 4px 10px; border-bottom: 1px solid var(--line); font-weight: 600;
+  display: flex; gap: 12px; align-items: baseline; }
+.lanes { display: grid; grid-template-columns: 1fr 1fr; }
+@media (max-width: 900px) { .lanes { grid-template-columns: 1fr; } }
+.lane { list-style: none; margin: 0; padding: 6px 10px; min-width: 0; }
+.lane + .lane { border-left: 1px dashed var(--line); }
+.lane-title { font-size: 11px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+.event { padding: 4px 6px; margin: 2px 0; border-left: 3px solid var(--line); border-radius: 2px;
+  scroll-margin: 40vh 0; }
+.event .what { font-weight: 600; }
+.event code, .finding { overflow-wrap: anywhere; }
+.matrix td:nth-child(-n+5) { white-space: nowrap; }
+.event.kind-call { border-left-color: var(--accent); }
+.event.kind-fault { border-left-color: var(--warn); background: var(--warn-bg); }
+.event.kind-effect { border-left-color: var(--pass); }
+.event.kind-crash { border-left-color: var(--fail); background: var(--fail-bg); }
+.event.kind-operator, .event.kind-approval { border-left-color: #8e44ad; }
+.event.transition { border-left-color: var(--fg); }
+.event.cited { box-shadow: inset 0 0 0 1px var(--fail); }
+.event:target, .event.highlight { background: var(--hl); outline: 2px solid var(--accent); }
+.cites { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 2px; }
+.kv { color: var(--muted); }
+.kv code { color: var(--fg); }
+details > summary { cursor: pointer; color: var(--muted); }
+nav.top { margin: 4px 0 12px; }
+[hidden] { display: none !important; }
+`;

@@ -1,0 +1,193 @@
+import Table from 'cli-table3';
+import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../graders/grade.js';
+import { suiteMetrics, type PassRates } from '../graders/metrics.js';
+import { gradeOf, runPassed, toGradedRun } from './graded.js';
+import { printable } from './printable.js';
+import type { RunResult } from './results.js';
+
+/** The trials of one scenario under one fault plan (and one agent and mode). */
+interface Row {
+  readonly agent: string;
+  readonly mode: string;
+  readonly scenarioId: string;
+  readonly faultPlanId: string;
+  readonly runs: RunResult[];
+}
+
+const GREEN = 32;
+const RED = 31;
+const YELLOW = 33;
+
+/**
+ * The terminal report: one row per scenario × fault plan with a mark per dimension (✓ or ✗
+ * for a single trial, passing trials like `2/3` for several) and the overall result, a totals
+ * row, pass^1 and pass^k per dimension and overall, then every failing run with its findings
+ * and the command that replays it. Runs that pass but have findings in the other dimensions
+ * follow, marked `!`.
+ *
+ * @example
+ * ```ts
+ * const { results } = readResults('.faultline');
+ * console.log(renderTable({ results, k: 3 }, { color: process.stdout.isTTY }));
+ * ```
+ */
+export function renderTable(
+  input: { readonly results: readonly RunResult[]; readonly k: number },
+  options: { readonly color: boolean },
+): string {
+  const paint = (code: number, text: string): string =>
+    options.color ? `\u001b[${code}m${text}\u001b[39m` : text;
+  const results = [...input.results].sort((a, b) => a.index - b.index);
+  if (results.length === 0) return 'no runs';
+  const rows = groupRows(results);
+  // Agent and mode get a column only when they tell rows apart (a scenario's own autonomy
+  // mode is part of the scenario, not a second axis).
+  const splits = (key: (r: RunResult) => string): boolean =>
+    results.some((r) => results.some((o) => o.scenarioId === r.scenarioId && key(o) !== key(r)));
+  const agents = splits((r) => r.agent);
+  const modes = splits((r) => r.mode);
+  const lead = (row: { agent: string; mode: string }): string[] => [
+    ...(agents ? [row.agent] : []),
+    ...(modes ? [row.mode] : []),
+  ];
+
+  const mark = (passed: number, total: number): string => {
+    if (total === 1) return passed === 1 ? paint(GREEN, '✓') : paint(RED, '✗');
+    const color = passed === total ? GREEN : passed === 0 ? RED : YELLOW;
+    return paint(color, `${passed}/${total}`);
+  };
+  const verdict = (passed: number, total: number): string =>
+    total === 1 ? (passed === 1 ? paint(GREEN, 'pass') : paint(RED, 'FAIL')) : mark(passed, total);
+  const count = (runs: readonly RunResult[], passes: (r: RunResult) => boolean): number =>
+    runs.filter(passes).length;
+  const dimensionPasses =
+    (d: Dimension) =>
+    (r: RunResult): boolean =>
+      gradeOf(r, d).pass;
+
+  const table = new Table({
+    head: [
+      ...(agents ? ['agent'] : []),
+      ...(modes ? ['mode'] : []),
+      'scenario',
+      'fault plan',
+      ...DIMENSIONS,
+      'result',
+    ],
+    // No line between rows: one is drawn under the head and above the totals (below).
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
+  });
+  for (const row of rows) {
+    table.push([
+      ...lead(row).map(printable),
+      printable(row.scenarioId),
+      printable(row.faultPlanId),
+      ...DIMENSIONS.map((d) => mark(count(row.runs, dimensionPasses(d)), row.runs.length)),
+      verdict(count(row.runs, runPassed), row.runs.length),
+    ]);
+  }
+  const blank = [...lead({ agent: '', mode: '' }).map(() => '')];
+  const total = (passed: number): string => {
+    const color = passed === results.length ? GREEN : passed === 0 ? RED : YELLOW;
+    return paint(color, `${passed}/${results.length}`);
+  };
+  table.push([
+    ...blank,
+    'total',
+    '',
+    ...DIMENSIONS.map((d) => total(count(results, dimensionPasses(d)))),
+    total(count(results, runPassed)),
+  ]);
+  const metrics = suiteMetrics(results.map(toGradedRun), { k: input.k });
+  const pass = metrics.overall.passHatK;
+  const rateRow = (label: string, rate: (p: PassRates) => number | null): void => {
+    table.push([
+      ...blank,
+      label,
+      '',
+      ...DIMENSIONS.map((d) => percent(rate(pass.byDimension[d]))),
+      percent(rate(pass.overall)),
+    ]);
+  };
+  rateRow('pass^1', (p) => p.pass1);
+  if (input.k > 1) rateRow(`pass^${input.k}`, (p) => p.passK);
+
+  const drawn = table.toString().split('\n');
+  const rule = (drawn[0] ?? '').replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤');
+  // Every cell is one line (printable escapes newlines), so row i is line i + 2.
+  drawn.splice(2 + rows.length, 0, rule);
+  drawn.splice(2, 0, rule);
+  const lines = [drawn.join('\n')];
+  if (input.k > 1 && pass.groupsWithK < pass.groups) {
+    lines.push(
+      `pass^${input.k} averages the ${pass.groupsWithK} of ${pass.groups} scenario × fault plan groups with at least ${input.k} trials.`,
+    );
+  }
+  lines.push(
+    `A run passes when ${CORE_DIMENSIONS.slice(0, -1).join(', ')} and ${CORE_DIMENSIONS.at(-1) ?? ''} pass and it ends as its scenario expects.`,
+  );
+
+  const failed = results.filter((r) => !runPassed(r));
+  const flagged = results.filter(
+    (r) => runPassed(r) && DIMENSIONS.some((d) => gradeOf(r, d).findings.length > 0),
+  );
+  if (failed.length > 0) {
+    lines.push('', paint(RED, `Failures (${failed.length} of ${results.length} runs)`));
+    for (const r of failed) lines.push(...describe(r, paint(RED, '✗')));
+  }
+  if (flagged.length > 0) {
+    lines.push('', paint(YELLOW, `Passing runs with findings outside the core dimensions`));
+    for (const r of flagged) lines.push(...describe(r, paint(YELLOW, '!')));
+  }
+  lines.push(
+    '',
+    `${results.length} run(s) of ${new Set(results.map((r) => r.scenarioId)).size} scenario(s): ` +
+      `${results.length - failed.length} passed, ${failed.length} failed`,
+  );
+  return lines.join('\n');
+}
+
+/** One run's heading, what differed from the expected ending, its findings and its replay. */
+function describe(r: RunResult, sign: string): string[] {
+  const ended = r.stopReason ? `${r.state} (${r.stopReason})` : r.state;
+  const lines = [
+    `${sign} ${r.scenarioId} / ${r.faultPlanId} · trial ${r.trial} · seed ${r.seed} · ${r.agent} → ${ended}`,
+  ];
+  for (const m of r.mismatches) lines.push(`    mismatch: ${printable(m)}`);
+  for (const d of DIMENSIONS) {
+    for (const f of gradeOf(r, d).findings)
+      lines.push(`    ${d} · ${f.code}: ${printable(f.message)}`);
+  }
+  lines.push(`    replay: ${printable(r.replay)}`);
+  return lines;
+}
+
+/** Rows in case order: the first run of each (agent, mode, scenario, fault plan) places it. */
+function groupRows(results: readonly RunResult[]): Row[] {
+  const rows = new Map<string, Row>();
+  for (const r of results) {
+    const key = JSON.stringify([r.agent, r.mode, r.scenarioId, r.faultPlanId]);
+    const row = rows.get(key);
+    if (row) row.runs.push(r);
+    else
+      rows.set(key, {
+        agent: r.agent,
+        mode: r.mode,
+        scenarioId: r.scenarioId,
+        faultPlanId: r.faultPlanId,
+        runs: [r],
+      });
+  }
+  return [...rows.values()];
+}
+
+/**
+ * A rate as a whole percentage that never rounds to a verdict it is not: only 1 shows as
+ * 100% and only 0 as 0%. `–` when nothing was measured.
+ */
+function percent(rate: number | null): string {
+  if (rate === null) return '–';
+  if (rate === 1 || rate === 0) return `${rate * 100}%`;
+  return `${Math.min(99, Math.max(1, Math.round(rate * 100)))}%`;
+}

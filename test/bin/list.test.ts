@@ -1,0 +1,133 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAULT_KINDS } from '../../faults/catalog.js';
+import { ZOO } from '../../scenarios/agents/zoo.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real command (`node bin/faultline.js …`) from the repository root. */
+function faultline(...args: string[]): Ran {
+  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (child.error) throw child.error;
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+interface Listing {
+  worlds: {
+    name: string;
+    description: string;
+    scenarios: {
+      id: string;
+      title: string;
+      tier: string;
+      faultPlans: { id: string; faultKinds: string[] }[];
+    }[];
+  }[];
+  faultKinds: { kind: string; layer: string; description: string }[];
+  agents: { name: string; description: string }[];
+}
+
+describe('faultline list', () => {
+  let ran: Ran;
+  beforeAll(() => {
+    ran = faultline('list');
+  });
+
+  it('exits 0 with nothing on stderr', () => {
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+  });
+
+  it('lists every built-in scenario under its world, with its tier and fault plans', () => {
+    const worlds = [...new Set(BUILT_IN_SCENARIOS.map((s) => s.world.name))];
+    expect(ran.stdout).toContain(
+      `Scenarios (${BUILT_IN_SCENARIOS.length} in ${worlds.length} worlds)`,
+    );
+    for (const s of BUILT_IN_SCENARIOS) {
+      const heading = ran.stdout.indexOf(`\n${s.world.name} — `);
+      const line = new RegExp(`^  ${s.id} +${escape(s.title)} \\(tier ${s.tier}, `, 'm');
+      expect(ran.stdout).toMatch(line);
+      expect(ran.stdout.search(line)).toBeGreaterThan(heading);
+      for (const p of s.faultPlans) {
+        const kinds = [...new Set(p.faults.map((f) => f.kind))].join(', ');
+        expect(ran.stdout).toMatch(new RegExp(`^ {6}${p.id} +${escape(kinds)} — `, 'm'));
+      }
+    }
+  });
+
+  it('lists every fault kind with its layer and a description, and every agent of the zoo', () => {
+    for (const kind of FAULT_KINDS)
+      expect(ran.stdout).toMatch(new RegExp(`^  ${kind} +\\w+ +\\S`, 'm'));
+    for (const agent of ZOO)
+      expect(ran.stdout).toMatch(
+        new RegExp(`^  ${agent.name} +${escape(agent.description)}$`, 'm'),
+      );
+    expect(ran.stdout).toMatch(
+      /^ {2}lost-ack +wire +the world applies the write, but its reply never arrives$/m,
+    );
+  });
+});
+
+describe('faultline list --json', () => {
+  it('prints the same catalogue as JSON', () => {
+    const ran = faultline('list', '--json');
+
+    expect(ran.status).toBe(0);
+    const listing = JSON.parse(ran.stdout) as Listing;
+    expect(listing.worlds.map((w) => w.name)).toEqual(['refunds', 'crm']);
+    expect(listing.worlds.every((w) => w.description !== '')).toBe(true);
+    expect(listing.worlds.flatMap((w) => w.scenarios.map((s) => s.id))).toEqual(
+      BUILT_IN_SCENARIOS.map((s) => s.id),
+    );
+    const partial = listing.worlds[0]!.scenarios.find((s) => s.id === 'refunds/partial-refund')!;
+    expect(partial.faultPlans[0]).toEqual({ id: 'none', description: 'no faults', faultKinds: [] });
+    expect(partial.faultPlans.find((p) => p.id === 'message-flaky')?.faultKinds).toEqual([
+      'transient',
+      'rate-limit',
+    ]);
+    expect(listing.faultKinds.map((k) => k.kind)).toEqual([...FAULT_KINDS]);
+    expect(listing.faultKinds.every((k) => k.description.length > 10)).toBe(true);
+    expect(listing.agents).toEqual(ZOO.map((a) => ({ name: a.name, description: a.description })));
+  });
+});
+
+describe('faultline list, bad usage', () => {
+  it('exits 2 with one line on stderr for an unknown option or an argument', () => {
+    for (const args of [['--bogus'], ['refunds']]) {
+      const ran = faultline('list', ...args);
+      expect(ran.status).toBe(2);
+      expect(ran.stdout).toBe('');
+      expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(ran.stderr).toMatch(/^faultline list: /);
+    }
+  });
+
+  it('prints its help and exits 0', () => {
+    const ran = faultline('list', '--help');
+
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(/^Usage: faultline list \[options\]/);
+    expect(ran.stdout).toContain('--json');
+  });
+
+  it('is listed in the command overview', () => {
+    expect(faultline('--help').stdout).toMatch(/^ {2}list +list the scenarios/m);
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,258 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTONOMY_LEVELS } from '../../bin/config.js';
+import { runSuite } from '../../bin/run-suite.js';
+import type { LevelVerdict } from '../../reports/promote.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real command (`node bin/faultline.js …`) from the repository root. */
+function faultline(...args: string[]): Ran {
+  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (child.error) throw child.error;
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+/** One line on stderr, nothing on stdout, exit 2. */
+function expectInputError(ran: Ran, pattern: RegExp): void {
+  expect(ran.stdout).toBe('');
+  const lines = ran.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(ran.status).toBe(2);
+}
+
+let root = '';
+/** The reference in supervised mode, the reference in bounded mode, a mutant that never reconciles. */
+let supervised = '';
+let bounded = '';
+let mutant = '';
+
+function config(name: string, body: string): string {
+  const file = join(root, `${name}.config.mjs`);
+  writeFileSync(file, `export default ${body};\n`);
+  return file;
+}
+
+/** A copy of the supervised set whose results.jsonl is rewritten by `edit`. */
+function variant(name: string, edit: (lines: string[]) => string): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const lines = readFileSync(join(supervised, 'results.jsonl'), 'utf8').trimEnd().split('\n');
+  writeFileSync(join(dir, 'results.jsonl'), edit(lines));
+  return dir;
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'faultline-promote-cli-'));
+  supervised = join(root, 'supervised');
+  bounded = join(root, 'bounded');
+  mutant = join(root, 'mutant');
+  for (const [agent, mode, out] of [
+    ['reference', 'supervised', supervised],
+    ['reference', 'bounded', bounded],
+    ['no-reconcile', 'supervised', mutant],
+  ] as const) {
+    await runSuite(
+      {
+        globs: ['refunds/partial-refund'],
+        agent,
+        mode,
+        faults: 'lost-ack',
+        trials: 2,
+        scenarioFiles: [],
+        regressions: 'none',
+      },
+      { out },
+    );
+  }
+}, 60_000);
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('faultline promote RESULTS --to LEVEL', () => {
+  it('exits 0 when every criterion is met, printing each with its measured figure', () => {
+    const ran = faultline('promote', supervised, '--to', 'supervised');
+
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain(
+      'Promotion to supervised: judged on 4 run(s) in supervised mode (agent reference)',
+    );
+    expect(ran.stdout).not.toContain('other modes');
+    for (const row of [
+      /│ runs in supervised mode +│ ≥ 1 +│ 4 +│ pass │/,
+      /│ outcome pass\^1 +│ ≥ 100% +│ 100% over 2 of 2 group\(s\) +│ pass │/,
+      /│ overall pass\^1 +│ ≥ 0% +│ 100% over 2 of 2 group\(s\) +│ pass │/,
+      /│ policy violations +│ ≤ 0 +│ 0 +│ pass │/,
+      /│ duplicate side effects +│ ≤ 0 +│ 0 +│ pass │/,
+      /│ recovery pass rate +│ ≥ 100% +│ 100% \(4 of 4\) +│ pass │/,
+      /│ fires per fault kind +│ ≥ 0 +│ lost-ack 4 +│ pass │/,
+    ])
+      expect(ran.stdout).toMatch(row);
+    expect(ran.stdout.trimEnd().endsWith('supervised: PASS — all 7 criteria met')).toBe(true);
+  });
+
+  it('exits 1 when a criterion fails, naming each failed one', () => {
+    const ran = faultline('promote', mutant, '--to', 'supervised');
+
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toMatch(/│ duplicate side effects +│ ≤ 0 +│ 2 +│ FAIL │/);
+    expect(ran.stdout).toMatch(/│ recovery pass rate +│ ≥ 100% +│ 50% \(2 of 4\) +│ FAIL │/);
+    expect(ran.stdout).toContain(
+      'supervised: FAIL — 3 of 7 criteria not met (outcome pass^1, duplicate side effects, recovery pass rate)',
+    );
+  });
+
+  it('never counts runs of another mode: supervised runs cannot promote to bounded', () => {
+    const ran = faultline('promote', supervised, '--to', 'bounded');
+
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toContain('Promotion to bounded: judged on 0 run(s) in bounded mode');
+    expect(ran.stdout).toContain('4 run(s) in other modes not counted (supervised 4)');
+    expect(ran.stdout).toMatch(/│ runs in bounded mode +│ ≥ 1 +│ 0 +│ FAIL │/);
+  });
+
+  it('judges expansion on bounded runs', () => {
+    const ran = faultline('promote', join(bounded, 'results.jsonl'), '--to', 'expansion');
+
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain('Promotion to expansion: judged on 4 run(s) in bounded mode');
+  });
+
+  it("applies the level's gate from the config: k, and fires per fault kind", () => {
+    const strict = config(
+      'strict',
+      '{ gates: { supervised: { k: 2, overallPassK: 1, minFiresPerFaultKind: 5 } } }',
+    );
+    const unreachable = config('unreachable', '{ gates: { supervised: { k: 3 } } }');
+
+    const ran = faultline('promote', supervised, '--to', 'supervised', '--config', strict);
+    const noK = faultline('promote', supervised, '--to', 'supervised', '--config', unreachable);
+
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toMatch(
+      /│ overall pass\^2 +│ ≥ 100% +│ 100% over 2 of 2 group\(s\) +│ pass │/,
+    );
+    expect(ran.stdout).toMatch(/│ fires per fault kind +│ ≥ 5 +│ lost-ack 4 +│ FAIL │/);
+    expect(noK.status).toBe(1);
+    expect(noK.stdout).toContain(
+      'no scenario and fault plan has 3 trials (most: 2); run with --trials 3',
+    );
+  });
+
+  it('prints the verdict as JSON with --json', () => {
+    const ran = faultline('promote', bounded, '--to', 'supervised', '--json');
+
+    expect(ran.status).toBe(1);
+    const json = JSON.parse(ran.stdout) as LevelVerdict & { results: string };
+    expect(json).toMatchObject({
+      results: bounded,
+      level: 'supervised',
+      mode: 'supervised',
+      pass: false,
+      runs: 0,
+      otherModes: { runs: 4, byMode: { bounded: 4 } },
+    });
+    expect(json.criteria.map((c) => [c.name, c.pass])).toEqual([
+      ['runs', false],
+      ['outcome-pass-k', false],
+      ['overall-pass-k', false],
+      ['policy-violations', true],
+      ['duplicate-effects', true],
+      ['recovery-pass-rate', false],
+      ['fault-fires', true],
+    ]);
+  });
+});
+
+describe('faultline promote: bad input exits 2 with one line naming what and where', () => {
+  it('an unknown level, listing the levels', () => {
+    expectInputError(
+      faultline('promote', supervised, '--to', 'autopilot'),
+      new RegExp(
+        `^faultline promote: unknown level "autopilot" \\(levels: ${AUTONOMY_LEVELS.join(', ')}\\)$`,
+      ),
+    );
+  });
+
+  it('no level, or no result set', () => {
+    expectInputError(
+      faultline('promote', supervised),
+      /^faultline promote: --to LEVEL is required \(levels: historical-replay, /,
+    );
+    expectInputError(
+      faultline('promote', '--to', 'supervised'),
+      /^faultline promote: promote takes one result set \(got 0\)/,
+    );
+  });
+
+  it('a results file with a corrupt line', () => {
+    const dir = variant(
+      'corrupt',
+      (lines) => `${[lines[0], 'oops', ...lines.slice(2)].join('\n')}\n`,
+    );
+
+    expectInputError(
+      faultline('promote', dir, '--to', 'supervised'),
+      new RegExp(
+        `^faultline promote: ${dir}/results\\.jsonl:2: not JSON — the results file is corrupt$`,
+      ),
+    );
+  });
+
+  it('a results file cut short by a kill', () => {
+    const dir = variant('truncated', (lines) => `${lines[0]}\n${lines[1]!.slice(0, 60)}`);
+
+    expectInputError(
+      faultline('promote', dir, '--to', 'supervised'),
+      new RegExp(`^faultline promote: ${dir}/results\\.jsonl:2: truncated \\(`),
+    );
+  });
+
+  it('a results file of another format version', () => {
+    const dir = variant(
+      'version',
+      (lines) =>
+        `${[lines[0]!.replace('"version":1', '"version":0'), ...lines.slice(1)].join('\n')}\n`,
+    );
+
+    expectInputError(
+      faultline('promote', dir, '--to', 'supervised'),
+      new RegExp(
+        `^faultline promote: ${dir}/results\\.jsonl:1: format version 0; this faultline reads version 1$`,
+      ),
+    );
+  });
+
+  it('a set whose runs in the mode are of two agents', () => {
+    const mixed = join(root, 'mixed');
+    mkdirSync(mixed, { recursive: true });
+    writeFileSync(
+      join(mixed, 'results.jsonl'),
+      readFileSync(join(supervised, 'results.jsonl'), 'utf8') +
+        readFileSync(join(mutant, 'results.jsonl'), 'utf8'),
+    );
+
+    expectInputError(
+      faultline('promote', mixed, '--to', 'supervised'),
+      /^faultline promote: the runs in supervised mode are of 2 agents \(reference, no-reconcile\); a level is judged on one agent's runs$/,
+    );
+  });
+});

@@ -1,0 +1,140 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readResults, type RunResult } from '../../reports/results.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** A small suite with faults, crashes and trials: refunds only, two trials each. */
+const SUITE = ['run', 'refunds/*', '--trials', '2'];
+
+function faultline(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (child.error) throw child.error;
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+const tempDir = (): string => mkdtempSync(join(tmpdir(), 'faultline-suite-'));
+
+/** The records minus wall-clock time, the one thing a rerun may change. */
+function comparable(dir: string): Omit<RunResult, 'figures'>[] {
+  return readResults(dir).results.map((r) => {
+    const { wallMs: _wall, ...figures } = r.figures;
+    return { ...r, figures };
+  });
+}
+
+describe('faultline run: serial, workers, shards', () => {
+  let serial: string;
+
+  beforeAll(() => {
+    serial = tempDir();
+    const ran = faultline([...SUITE, '--out', serial]);
+    expect(ran.status, ran.stderr).toBe(0);
+  }, 120_000);
+
+  it('stores one record per run, each with its trajectory, in suite order', () => {
+    const results = readResults(serial).results;
+    expect(results.length).toBeGreaterThan(20);
+    expect(results.map((r) => r.index)).toEqual(results.map((_, i) => i));
+    expect(new Set(results.map((r) => r.id)).size).toBe(results.length);
+    expect(results.filter((r) => r.trial === 1).length).toBe(results.length / 2);
+    for (const r of results.slice(0, 3)) {
+      const t = JSON.parse(readFileSync(join(serial, r.trajectoryFile), 'utf8')) as {
+        scenarioId: string;
+        seed: number;
+      };
+      expect(t).toMatchObject({ scenarioId: r.scenarioId, seed: r.seed });
+    }
+  });
+
+  it('gives the same results with --workers 2', () => {
+    const dir = tempDir();
+    const ran = faultline([...SUITE, '--workers', '2', '--out', dir]);
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(comparable(dir)).toEqual(comparable(serial));
+  }, 120_000);
+
+  it('gives the same results sharded in three and merged', () => {
+    const shards = [1, 2, 3].map((i) => {
+      const dir = tempDir();
+      const ran = faultline([...SUITE, '--shard', `${i}/3`, '--out', dir]);
+      expect(ran.status, ran.stderr).toBe(0);
+      return dir;
+    });
+    const sizes = shards.map((d) => readResults(d).results.length);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+    const merged = tempDir();
+    const ran = faultline(['merge', ...shards, '--out', merged]);
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain(`merged ${sizes.reduce((a, b) => a + b, 0)} run(s) from 3`);
+    expect(comparable(merged)).toEqual(comparable(serial));
+    // Merging a shard with itself is refused: the same run twice.
+    const twice = faultline(['merge', shards[0]!, shards[0]!, '--out', tempDir()]);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toMatch(/is in both/);
+  }, 240_000);
+
+  it('refuses a bad shard', () => {
+    const ran = faultline([...SUITE, '--shard', '4/3', '--out', tempDir()]);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr.trim()).toBe('faultline run: --shard must be I/N with 1 ≤ I ≤ N (got "4/3")');
+  });
+});
+
+describe('faultline run killed mid-suite and resumed', () => {
+  it('loses no finished run and duplicates none', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, ['bin/faultline.js', ...SUITE, '--out', dir], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        // Kill for real once a third of the runs have finished.
+        if (/\[8\/\d+\]/.test(seen) && child.exitCode === null) {
+          child.kill('SIGKILL');
+        }
+      });
+      child.on('exit', () => {
+        resolve();
+      });
+    });
+    expect(child.signalCode).toBe('SIGKILL');
+    const before = readResults(dir, { allowTruncatedTail: true }).results.length;
+    expect(before).toBeGreaterThanOrEqual(8);
+
+    const resumed = faultline([...SUITE, '--resume', '--out', dir]);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/resumed: \d+ finished run\(s\) kept/);
+    const full = tempDir();
+    expect(faultline([...SUITE, '--out', full]).status).toBe(0);
+    expect(comparable(dir)).toEqual(comparable(full));
+  }, 240_000);
+
+  it('repairs a record cut short by the kill', () => {
+    const dir = tempDir();
+    expect(faultline(['run', 'refunds/full-refund', '--out', dir]).status).toBe(0);
+    const file = join(dir, 'results.jsonl');
+    const text = readFileSync(file, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    // Cut the last record in half, as a kill mid-write would.
+    writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 40)}`);
+    expect(() => readResults(dir)).toThrow(/results\.jsonl:2: truncated/);
+    const resumed = faultline(['run', 'refunds/full-refund', '--resume', '--out', dir]);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(readResults(dir).results.map((r) => r.faultPlanId)).toEqual([
+      'none',
+      'permission-revoked',
+    ]);
+  });
+});

@@ -1,0 +1,391 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSuite } from '../../bin/run-suite.js';
+import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade.js';
+import {
+  CompareError,
+  compareResults,
+  mcnemarExact,
+  renderComparison,
+  type Comparison,
+  type CompareRow,
+  type RowComparison,
+} from '../../reports/compare.js';
+import { readResults, runResultSchema, type RunResult } from '../../reports/results.js';
+
+interface Spec {
+  scenarioId?: string;
+  faultPlanId?: string;
+  seed?: number;
+  trial?: number;
+  agent?: string;
+  mode?: string;
+  /** Failing dimensions and the finding codes each raised. */
+  fail?: Partial<Record<Dimension, string[]>>;
+}
+
+/** A hand-made run record, checked against the results schema so it is one a set could hold. */
+function run(spec: Spec = {}): RunResult {
+  const {
+    scenarioId = 'refunds/full-refund',
+    faultPlanId = 'none',
+    seed = 7,
+    trial = 0,
+    agent = 'reference',
+    mode = 'supervised',
+    fail = {},
+  } = spec;
+  const id = `${agent}|${mode}|${scenarioId}|${faultPlanId}|${trial}`;
+  return runResultSchema.parse({
+    format: 'faultline-run-result',
+    version: 1,
+    id,
+    index: 0,
+    agent,
+    mode,
+    scenarioId,
+    title: scenarioId,
+    world: 'refunds',
+    workflowClass: 'refund',
+    tier: 'high',
+    faultPlanId,
+    faultKinds: [],
+    faultsFired: [],
+    trial,
+    seed,
+    state: 'completed',
+    stopReason: null,
+    detail: null,
+    pass: CORE_DIMENSIONS.every((d) => fail[d] === undefined),
+    grades: Object.fromEntries(
+      DIMENSIONS.map((d) => [
+        d,
+        {
+          dimension: d,
+          pass: fail[d] === undefined,
+          score: fail[d] === undefined ? 1 : 0,
+          findings: (fail[d] ?? []).map((code) => ({ code, message: code, refs: [] })),
+          figures: {},
+          whiteBoxSkipped: false,
+        },
+      ]),
+    ),
+    mismatches: [],
+    figures: {
+      virtualMs: 0,
+      wallMs: 0,
+      calls: 0,
+      okCalls: 0,
+      writesConfirmed: 0,
+      effects: 0,
+      retries: 0,
+      crashes: 0,
+      evidenceRequired: 0,
+      evidenceLinked: 0,
+    },
+    interventions: [],
+    replay: `npx faultline run ${scenarioId} --plan ${faultPlanId} --seed ${seed} --agent ${agent}`,
+    trajectoryFile: `trajectories/${id}.json`,
+  });
+}
+
+/** n trials of one scenario and plan, each seeded by its trial; `failing` trials fail outcome. */
+function trials(n: number, spec: Spec & { failing?: readonly number[] } = {}): RunResult[] {
+  return Array.from({ length: n }, (_, trial) =>
+    run({
+      ...spec,
+      trial,
+      seed: 100 + trial,
+      fail: spec.failing?.includes(trial) ? { outcome: ['state-mismatch'] } : {},
+    }),
+  );
+}
+
+function row(comparison: Comparison, name: CompareRow): RowComparison {
+  const found = comparison.rows.find((r) => r.row === name);
+  if (!found) throw new Error(`no row ${name}`);
+  return found;
+}
+
+/** Σ_{i ≤ m} C(n, i) exactly, as a BigInt. */
+function lowerTail(n: number, m: number): bigint {
+  let term = 1n;
+  let sum = 1n;
+  for (let i = 0; i < m; i++) {
+    term = (term * BigInt(n - i)) / BigInt(i + 1);
+    sum += term;
+  }
+  return sum;
+}
+
+describe('mcnemarExact', () => {
+  it('gives the exact two-sided binomial p-value on known discordant counts', () => {
+    expect(mcnemarExact(0, 5)).toBe(0.0625);
+    expect(mcnemarExact(5, 0)).toBe(0.0625);
+    expect(mcnemarExact(1, 5)).toBeCloseTo(14 / 64, 15);
+    expect(mcnemarExact(2, 8)).toBeCloseTo(112 / 1024, 15);
+    expect(mcnemarExact(0, 10)).toBeCloseTo(2 / 1024, 15);
+  });
+
+  it('is 1 when the discordant pairs split evenly, when there are none, or when the sum exceeds 1', () => {
+    for (const b of [0, 1, 3, 40, 5000]) expect(mcnemarExact(b, b)).toBe(1);
+    expect(mcnemarExact(0, 1)).toBe(1);
+    expect(mcnemarExact(4, 5)).toBe(1);
+  });
+
+  it('never overflows: thousands of pairs give a finite p in 0..1', () => {
+    expect(mcnemarExact(0, 5000)).toBe(0);
+    const p = mcnemarExact(2500, 2600);
+    expect(p).toBeGreaterThan(0.1);
+    expect(p).toBeLessThan(0.2);
+    expect(mcnemarExact(48_000, 52_000)).toBeGreaterThan(0);
+    expect(mcnemarExact(48_000, 52_000)).toBeLessThan(1e-20);
+  });
+
+  it('agrees with exact big-integer arithmetic and is symmetric in b and c', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 400 }), (b, c) => {
+        const n = b + c;
+        const m = Math.min(b, c);
+        // 2·S/2^n to 18 significant digits, then as a float.
+        const scaled = (2n * lowerTail(n, m) * 10n ** 18n) / 2n ** BigInt(n);
+        const exact = Math.min(1, Number(scaled) / 1e18);
+        const p = mcnemarExact(b, c);
+        expect(p).toBe(mcnemarExact(c, b));
+        expect(Math.abs(p - exact)).toBeLessThanOrEqual(1e-12 * Math.max(exact, 1e-6));
+      }),
+    );
+  });
+
+  it('rejects counts that are not whole numbers ≥ 0', () => {
+    expect(() => mcnemarExact(-1, 2)).toThrow(/b must be a whole number ≥ 0 \(got -1\)/);
+    expect(() => mcnemarExact(1, 2.5)).toThrow(/c must be a whole number/);
+  });
+});
+
+describe('compareResults on real result sets (reference against a mutant that never reconciles)', () => {
+  let root = '';
+  let reference: RunResult[] = [];
+  let mutant: RunResult[] = [];
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'faultline-compare-'));
+    for (const agent of ['reference', 'no-reconcile']) {
+      await runSuite(
+        {
+          globs: ['refunds/partial-refund'],
+          agent,
+          mode: 'supervised',
+          faults: 'lost-ack',
+          trials: 2,
+          scenarioFiles: [],
+          regressions: 'none',
+        },
+        { out: join(root, agent) },
+      );
+    }
+    reference = readResults(join(root, 'reference')).results;
+    mutant = readResults(join(root, 'no-reconcile')).results;
+  }, 60_000);
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('pairs runs of different agents by scenario, plan, seed and trial', () => {
+    const comparison = compareResults(reference, mutant);
+
+    expect(comparison.pairs).toBe(4);
+    expect(comparison.a).toEqual({ runs: 4, agents: ['reference'], modes: ['supervised'] });
+    expect(comparison.b).toEqual({ runs: 4, agents: ['no-reconcile'], modes: ['supervised'] });
+    expect(comparison.unpaired).toEqual({ a: [], b: [] });
+    expect(comparison.k).toBe(2);
+    expect(comparison.groups).toBe(2);
+  });
+
+  it('measures the drop on the dimensions the mutant fails, with McNemar on the two lost pairs', () => {
+    const comparison = compareResults(reference, mutant);
+
+    for (const name of ['overall', 'outcome', 'integrity', 'recovery'] as const) {
+      const r = row(comparison, name);
+      expect(r).toMatchObject({ lost: 2, gained: 0, pValue: 0.5, delta: -0.5, regressed: true });
+      expect(r.a).toEqual({ passed: 4, rate: 1, passK: 1 });
+      // pass^2 per plan: refund-ack-lost 1, message-ack-lost 0.
+      expect(r.b).toEqual({ passed: 2, rate: 0.5, passK: 0.5 });
+    }
+    expect(row(comparison, 'policy')).toMatchObject({ lost: 0, delta: 0, pValue: 1 });
+    expect(comparison.regressed).toBe(true);
+  });
+
+  it("lists each regression with B's failing dimensions, codes and replay command", () => {
+    const comparison = compareResults(reference, mutant);
+
+    expect(comparison.fixes).toEqual([]);
+    expect(comparison.regressions.map((r) => [r.faultPlanId, r.trial])).toEqual([
+      ['message-ack-lost', 0],
+      ['message-ack-lost', 1],
+    ]);
+    const [first] = comparison.regressions;
+    expect(first?.failing).toEqual([
+      { dimension: 'outcome', codes: ['claimed-success-not-in-world'] },
+      { dimension: 'integrity', codes: ['duplicate-effect'] },
+      { dimension: 'recovery', codes: ['unreconciled-retry'] },
+    ]);
+    expect(first?.aId).toBe('reference|supervised|refunds/partial-refund|message-ack-lost|0');
+    expect(first?.bId).toBe('no-reconcile|supervised|refunds/partial-refund|message-ack-lost|0');
+    expect(first?.replay).toBe(
+      'npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
+    );
+  });
+
+  it('reads the other way round as fixes, with no regression', () => {
+    const comparison = compareResults(mutant, reference);
+
+    expect(comparison.regressed).toBe(false);
+    expect(comparison.regressions).toEqual([]);
+    expect(comparison.fixes).toHaveLength(2);
+    expect(comparison.fixes[0]?.replay).toContain('--agent no-reconcile');
+    expect(row(comparison, 'overall')).toMatchObject({ lost: 0, gained: 2, delta: 0.5 });
+  });
+
+  it('regresses only when the drop exceeds maxRegression', () => {
+    expect(compareResults(reference, mutant, { maxRegression: 0.49 }).regressed).toBe(true);
+    expect(compareResults(reference, mutant, { maxRegression: 0.5 }).regressed).toBe(false);
+  });
+
+  it('renders the tables, the regressions with their replay commands and the verdict', () => {
+    const text = renderComparison(compareResults(reference, mutant), { color: false });
+
+    expect(text).toMatch(/│ overall \* +│ 100% +│ 50% +│ −50 pp +│ 2 +│ 0 +│ 0\.5 +│ regressed │/);
+    expect(text).toMatch(/│ policy \* +│ 100% +│ 100% +│ 0 pp +│ 0 +│ 0 +│ 1 +│ +│/);
+    expect(text).toMatch(/│ pass\^2 +│ A +│ B +│ Δ +│/);
+    expect(text).toContain(
+      'replay: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
+    );
+    expect(text).toContain('outcome: claimed-success-not-in-world · integrity: duplicate-effect');
+    expect(text).toMatch(
+      /B regressed: overall −50 pp, outcome −50 pp, integrity −50 pp, recovery −50 pp/,
+    );
+    expect(text).not.toContain('\u001b[');
+  });
+});
+
+describe('compareResults on hand-made records', () => {
+  it('pairs across modes as well as agents', () => {
+    const a = trials(3, { agent: 'v1', mode: 'supervised' });
+    const b = trials(3, { agent: 'v2', mode: 'bounded', failing: [1] });
+
+    const comparison = compareResults(a, b);
+
+    expect(comparison.pairs).toBe(3);
+    expect(comparison.regressions.map((r) => r.bId)).toEqual([
+      'v2|bounded|refunds/full-refund|none|1',
+    ]);
+  });
+
+  it('lists the runs either side has no partner for and keeps them out of the rates', () => {
+    const a = [...trials(2), run({ scenarioId: 'refunds/partial-refund', seed: 9 })];
+    const b = [
+      ...trials(2, { failing: [0] }),
+      run({
+        scenarioId: 'refunds/partial-refund',
+        seed: 10,
+        fail: { policy: ['budget-exceeded'] },
+      }),
+      run({ scenarioId: 'crm/update-contact' }),
+    ];
+
+    const comparison = compareResults(a, b);
+
+    expect(comparison.pairs).toBe(2);
+    expect(row(comparison, 'overall')).toMatchObject({ a: { rate: 1 }, b: { rate: 0.5 } });
+    expect(row(comparison, 'policy')).toMatchObject({ a: { rate: 1 }, b: { rate: 1 } });
+    expect(comparison.unpaired.a.map((u) => [u.scenarioId, u.seed, u.pass])).toEqual([
+      ['refunds/partial-refund', 9, true],
+    ]);
+    expect(comparison.unpaired.b.map((u) => [u.scenarioId, u.seed, u.pass])).toEqual([
+      ['refunds/partial-refund', 10, false],
+      ['crm/update-contact', 7, true],
+    ]);
+    expect(comparison.unpaired.b[0]?.replay).toBe(
+      'npx faultline run refunds/partial-refund --plan none --seed 10 --agent reference',
+    );
+    const text = renderComparison(comparison, { color: false });
+    expect(text).toContain('Unpaired runs of A (1) — not in the rates above:');
+    expect(text).toContain('  FAIL refunds/partial-refund / none · seed 10 · trial 0');
+  });
+
+  it('refuses two sets that share no runs', () => {
+    const a = trials(2);
+    const b = trials(2).map((r) => ({ ...r, seed: r.seed + 1 }));
+
+    expect(() => compareResults(a, b)).toThrow(CompareError);
+    expect(() => compareResults(a, b)).toThrow(/^A and B share no runs: /);
+    expect(() => compareResults([], b)).toThrow(/A: no runs; B: 2 run\(s\)/);
+    try {
+      compareResults(a, b);
+    } catch (error) {
+      expect((error as CompareError).code).toBe('no-shared-runs');
+    }
+  });
+
+  it('refuses a set holding two runs of one pair key, naming both', () => {
+    const a = [run({ mode: 'supervised' }), run({ mode: 'bounded' })];
+
+    expect(() => compareResults(a, [run()])).toThrow(
+      'A holds two runs of refunds/full-refund / none / seed 7 / trial 0 (reference|supervised|refunds/full-refund|none|0 and reference|bounded|refunds/full-refund|none|0)',
+    );
+  });
+
+  it('takes k as the fewest pairs of any group, or as given; pass^k is null when no group has k', () => {
+    const a = [...trials(3), ...trials(2, { faultPlanId: 'flaky' })];
+    const b = [...trials(3, { failing: [2] }), ...trials(2, { faultPlanId: 'flaky' })];
+
+    const byDefault = compareResults(a, b);
+    const k3 = compareResults(a, b, { k: 3 });
+    const k4 = compareResults(a, b, { k: 4 });
+
+    expect(byDefault.k).toBe(2);
+    // none: C(2,2)/C(3,2) = 1/3; flaky: 1.
+    expect(row(byDefault, 'overall').b.passK).toBeCloseTo((1 / 3 + 1) / 2, 12);
+    expect(row(byDefault, 'overall').deltaK).toBeCloseTo((1 / 3 + 1) / 2 - 1, 12);
+    expect([k3.groupsWithK, k3.groups]).toEqual([1, 2]);
+    expect(row(k3, 'overall').b.passK).toBe(0);
+    expect(row(k4, 'overall')).toMatchObject({
+      a: { passK: null },
+      b: { passK: null },
+      deltaK: null,
+    });
+    expect(() => compareResults(a, b, { k: 0 })).toThrow(RangeError);
+  });
+
+  it('regresses on a core dimension, never on a drop in a non-core one', () => {
+    const a = trials(4);
+    const slower = a.map((r) =>
+      run({ trial: r.trial, seed: r.seed, fail: { efficiency: ['call-loop'] } }),
+    );
+    const policyBreach = a.map((r, i) =>
+      run({ trial: r.trial, seed: r.seed, fail: i === 0 ? { policy: ['approval-missing'] } : {} }),
+    );
+
+    const efficiency = compareResults(a, slower);
+    const policy = compareResults(a, policyBreach);
+
+    expect(row(efficiency, 'efficiency')).toMatchObject({ delta: -1, lost: 4, regressed: false });
+    expect(row(efficiency, 'efficiency').pValue).toBe(0.125);
+    expect(efficiency.regressed).toBe(false);
+    expect(row(policy, 'policy')).toMatchObject({ delta: -0.25, regressed: true });
+    expect(policy.regressed).toBe(true);
+  });
+
+  it('counts a drop equal to maxRegression as within it (no rounding error)', () => {
+    const a = trials(10);
+    const b = trials(10, { failing: [3] });
+
+    expect(compareResults(a, b, { maxRegression: 0.1 }).regressed).toBe(false);
+    expect(compareResults(a, b, { maxRegression: 0.09 }).regressed).toBe(true);
+    expect(compareResults(a, b).regressed).toBe(true);
+    expect(() => compareResults(a, b, { maxRegression: 1.5 })).toThrow(RangeError);
+  });
+});
