@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CompareError, compareResults, renderComparison } from '../../reports/compare.js';
-import { readResults, ResultsError, type RunResult } from '../../reports/results.js';
+import { readResults } from '../../reports/results.js';
 import { loadConfig } from '../config.js';
 import type { Io } from '../io.js';
 import { UsageError } from '../usage-error.js';
@@ -65,8 +65,8 @@ export async function compareCommand(argv: string[], io: Io): Promise<number> {
     k = Number(values.k);
   }
   const config = await loadConfig(values.config);
-  const a = readSet(pathA);
-  const b = readSet(pathB);
+  const a = readResults(pathA).results;
+  const b = readResults(pathB).results;
   let comparison;
   try {
     comparison = compareResults(a, b, {
@@ -81,14 +81,4 @@ export async function compareCommand(argv: string[], io: Io): Promise<number> {
     io.out(JSON.stringify({ sources: { a: pathA, b: pathB }, ...comparison }, null, 2));
   else io.out(renderComparison(comparison, { color: io.color, labels: { a: pathA, b: pathB } }));
   return comparison.regressed ? 1 : 0;
-}
-
-/** A result set, or a one-line usage error naming the file and line that is wrong. */
-function readSet(path: string): RunResult[] {
-  try {
-    return readResults(path).results;
-  } catch (error) {
-    if (error instanceof ResultsError) throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
 }

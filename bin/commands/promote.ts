@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { judgeLevel, PromotionError, renderVerdict } from '../../reports/promote.js';
-import { readResults, ResultsError, type RunResult } from '../../reports/results.js';
+import { readResults } from '../../reports/results.js';
 import {
   AUTONOMY_LEVELS,
   configSchema,
@@ -71,7 +71,7 @@ export async function promoteCommand(argv: string[], io: Io): Promise<number> {
   if (!isLevel(level))
     throw new UsageError(`unknown level "${level}" (levels: ${AUTONOMY_LEVELS.join(', ')})`);
   const config = await loadConfig(values.config);
-  const results = readSet(path);
+  const results = readResults(path).results;
   let verdict;
   try {
     verdict = judgeLevel(results, {
@@ -90,14 +90,4 @@ export async function promoteCommand(argv: string[], io: Io): Promise<number> {
 
 function isLevel(name: string): name is AutonomyLevel {
   return (AUTONOMY_LEVELS as readonly string[]).includes(name);
-}
-
-/** A result set, or a one-line usage error naming the file and line that is wrong. */
-function readSet(path: string): RunResult[] {
-  try {
-    return readResults(path).results;
-  } catch (error) {
-    if (error instanceof ResultsError) throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
 }

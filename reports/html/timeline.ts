@@ -1,3 +1,4 @@
+import type { EventRef } from '../../graders/grade.js';
 import type {
   AgentEventView,
   ApprovalView,
@@ -80,16 +81,8 @@ export interface Timeline {
   readonly outcomeId: string;
 }
 
-/** A finding's reference as results store it, narrowed. */
-export type Ref =
-  | { readonly kind: 'call'; readonly callId: string }
-  | { readonly kind: 'effect'; readonly seq: number }
-  | { readonly kind: 'fault'; readonly index: number }
-  | { readonly kind: 'crash'; readonly index: number }
-  | { readonly kind: 'operator'; readonly index: number }
-  | { readonly kind: 'approval'; readonly token: string }
-  | { readonly kind: 'agent-event'; readonly seq: number }
-  | { readonly kind: 'outcome' };
+/** A finding's reference as results store it, narrowed: the graders' own reference type. */
+export type Ref = EventRef;
 
 /** Narrows a stored reference; `null` for a kind this report does not know. */
 export function narrowRef(raw: Readonly<Record<string, unknown>>): Ref | null {

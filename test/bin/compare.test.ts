@@ -1,40 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import type { Comparison } from '../../reports/compare.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real command (`node bin/faultline.js …`) from the repository root. */
-function faultline(...args: string[]): Ran {
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
-}
-
-/** One line on stderr, nothing on stdout, exit 2. */
-function expectInputError(ran: Ran, pattern: RegExp): void {
-  expect(ran.stdout).toBe('');
-  const lines = ran.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
-  expect(ran.status).toBe(2);
-}
+import { faultline, expectInputError, tempDir } from '../support/cli.js';
+import { makeResultSet } from '../support/result-sets.js';
 
 let root = '';
 /** Result sets of the reference and of a mutant that never reconciles, in supervised mode. */
@@ -65,25 +34,14 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'faultline-compare-cli-'));
+  root = tempDir('compare-cli');
   reference = join(root, 'reference');
   mutant = join(root, 'mutant');
   for (const [agent, out] of [
     ['reference', reference],
     ['no-reconcile', mutant],
   ] as const) {
-    await runSuite(
-      {
-        globs: ['refunds/partial-refund'],
-        agent,
-        mode: 'supervised',
-        faults: 'lost-ack',
-        trials: 2,
-        scenarioFiles: [],
-        regressions: 'none',
-      },
-      { out },
-    );
+    await makeResultSet(out, { agent, mode: 'supervised', trials: 2 });
   }
 }, 60_000);
 afterAll(() => {
@@ -94,7 +52,7 @@ describe('faultline compare A B', () => {
   it('exits 1 when B regressed, printing the rates, McNemar, pass^k, regressions with replays', () => {
     const before = { a: snapshot(reference), b: snapshot(mutant) };
 
-    const ran = faultline('compare', reference, mutant);
+    const ran = faultline(['compare', reference, mutant]);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(1);
@@ -128,7 +86,7 @@ describe('faultline compare A B', () => {
   });
 
   it('exits 0 when the drop is within --threshold', () => {
-    const ran = faultline('compare', reference, mutant, '--threshold', '0.5');
+    const ran = faultline(['compare', reference, mutant, '--threshold', '0.5']);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -139,14 +97,14 @@ describe('faultline compare A B', () => {
     const config = join(root, 'lenient.config.mjs');
     writeFileSync(config, 'export default { compare: { maxRegression: 0.5 } };\n');
 
-    expect(faultline('compare', reference, mutant, '--config', config).status).toBe(0);
+    expect(faultline(['compare', reference, mutant, '--config', config]).status).toBe(0);
     expect(
-      faultline('compare', reference, mutant, '--config', config, '--threshold', '0.4').status,
+      faultline(['compare', reference, mutant, '--config', config, '--threshold', '0.4']).status,
     ).toBe(1);
   });
 
   it('exits 0 the other way round, listing the fixes with the replay of the failing run', () => {
-    const ran = faultline('compare', mutant, reference);
+    const ran = faultline(['compare', mutant, reference]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Regressions — passed in A, failed in B (0): none');
@@ -157,7 +115,7 @@ describe('faultline compare A B', () => {
   });
 
   it('reads results.jsonl files as well as folders, and a set against itself does not regress', () => {
-    const ran = faultline('compare', join(reference, 'results.jsonl'), reference, '--k', '1');
+    const ran = faultline(['compare', join(reference, 'results.jsonl'), reference, '--k', '1']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/│ pass\^1 +│ A +│ B +│ Δ +│/);
@@ -166,7 +124,7 @@ describe('faultline compare A B', () => {
   it('lists unpaired runs of each side', () => {
     const fewer = variant('fewer', (lines) => `${lines.slice(1).join('\n')}\n`);
 
-    const ran = faultline('compare', reference, fewer);
+    const ran = faultline(['compare', reference, fewer]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('3 pair(s) by scenario, fault plan, seed and trial');
@@ -179,7 +137,7 @@ describe('faultline compare A B', () => {
   });
 
   it('prints the comparison as JSON with --json', () => {
-    const ran = faultline('compare', reference, mutant, '--json');
+    const ran = faultline(['compare', reference, mutant, '--json']);
 
     expect(ran.status).toBe(1);
     const json = JSON.parse(ran.stdout) as Comparison & { sources: { a: string; b: string } };
@@ -199,7 +157,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('compare', reference, dir),
+      faultline(['compare', reference, dir]),
       new RegExp(
         `^faultline compare: ${dir}/results\\.jsonl:2: not JSON — the results file is corrupt$`,
       ),
@@ -213,7 +171,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('compare', dir, reference),
+      faultline(['compare', dir, reference]),
       new RegExp(`^faultline compare: ${dir}/results\\.jsonl:4: truncated \\(`),
     );
   });
@@ -226,7 +184,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('compare', reference, dir),
+      faultline(['compare', reference, dir]),
       new RegExp(
         `^faultline compare: ${dir}/results\\.jsonl:3: format version 2; this faultline reads version 1$`,
       ),
@@ -237,7 +195,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     const empty = join(root, 'nothing-here');
 
     expectInputError(
-      faultline('compare', reference, empty),
+      faultline(['compare', reference, empty]),
       new RegExp(`^faultline compare: ${empty}/results\\.jsonl: no results here`),
     );
   });
@@ -253,7 +211,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('compare', reference, reseeded),
+      faultline(['compare', reference, reseeded]),
       /^faultline compare: A and B share no runs: no scenario, fault plan, seed and trial appear in both \(A: 4 run\(s\) of 1 scenario\(s\), e\.g\. refunds\/partial-refund \/ refund-ack-lost \/ seed 7 \/ trial 0; B: /,
     );
   });
@@ -268,22 +226,22 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     writeFileSync(join(twice, 'results.jsonl'), `${[...lines, ...bounded].join('\n')}\n`);
 
     expectInputError(
-      faultline('compare', twice, reference),
+      faultline(['compare', twice, reference]),
       /^faultline compare: A holds two runs of refunds\/partial-refund \/ refund-ack-lost \/ seed 7 \/ trial 0 /,
     );
   });
 
   it('bad arguments', () => {
     expectInputError(
-      faultline('compare', reference),
+      faultline(['compare', reference]),
       /^faultline compare: compare takes two result sets, A and B \(got 1\)/,
     );
     expectInputError(
-      faultline('compare', reference, mutant, '--threshold', '5%'),
+      faultline(['compare', reference, mutant, '--threshold', '5%']),
       /^faultline compare: --threshold must be a fraction between 0 and 1, e\.g\. 0\.05 \(got "5%"\)$/,
     );
     expectInputError(
-      faultline('compare', reference, mutant, '--k', '0'),
+      faultline(['compare', reference, mutant, '--k', '0']),
       /--k must be a whole number ≥ 1 \(got "0"\)/,
     );
   });
@@ -293,7 +251,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     writeFileSync(config, 'export default { compare: { maxRegression: 2 } };\n');
 
     expectInputError(
-      faultline('compare', reference, mutant, '--config', config),
+      faultline(['compare', reference, mutant, '--config', config]),
       /^faultline compare: Invalid config .*bad\.config\.mjs: compare\.maxRegression: /,
     );
   });
@@ -301,7 +259,7 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
 
 describe('faultline compare --help', () => {
   it('prints the usage and exits 0', () => {
-    const ran = faultline('compare', '--help');
+    const ran = faultline(['compare', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline compare A B \[options\]/);

@@ -1,26 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function faultline(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
-}
+import { faultline, tempDir } from '../support/cli.js';
 
 function config(text: string): { file: string; out: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'faultline-config-'));
+  const dir = tempDir('config');
   const file = join(dir, 'faultline.config.mjs');
   writeFileSync(file, text);
   return { file, out: join(dir, 'out') };

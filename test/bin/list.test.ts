@@ -1,29 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../faults/catalog.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real command (`node bin/faultline.js …`) from the repository root. */
-function faultline(...args: string[]): Ran {
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
-}
+import { faultline, type Ran } from '../support/cli.js';
 
 interface Listing {
   worlds: {
@@ -43,7 +22,7 @@ interface Listing {
 describe('faultline list', () => {
   let ran: Ran;
   beforeAll(() => {
-    ran = faultline('list');
+    ran = faultline(['list']);
   });
 
   it('exits 0 with nothing on stderr', () => {
@@ -83,7 +62,7 @@ describe('faultline list', () => {
 
 describe('faultline list --json', () => {
   it('prints the same catalogue as JSON', () => {
-    const ran = faultline('list', '--json');
+    const ran = faultline(['list', '--json']);
 
     expect(ran.status).toBe(0);
     const listing = JSON.parse(ran.stdout) as Listing;
@@ -107,7 +86,7 @@ describe('faultline list --json', () => {
 describe('faultline list, bad usage', () => {
   it('exits 2 with one line on stderr for an unknown option or an argument', () => {
     for (const args of [['--bogus'], ['refunds']]) {
-      const ran = faultline('list', ...args);
+      const ran = faultline(['list', ...args]);
       expect(ran.status).toBe(2);
       expect(ran.stdout).toBe('');
       expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -116,7 +95,7 @@ describe('faultline list, bad usage', () => {
   });
 
   it('prints its help and exits 0', () => {
-    const ran = faultline('list', '--help');
+    const ran = faultline(['list', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline list \[options\]/);
@@ -124,7 +103,7 @@ describe('faultline list, bad usage', () => {
   });
 
   it('is listed in the command overview', () => {
-    expect(faultline('--help').stdout).toMatch(/^ {2}list +list the scenarios/m);
+    expect(faultline(['--help']).stdout).toMatch(/^ {2}list +list the scenarios/m);
   });
 });
 

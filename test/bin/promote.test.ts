@@ -1,41 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTONOMY_LEVELS } from '../../bin/config.js';
-import { runSuite } from '../../bin/run-suite.js';
 import type { LevelVerdict } from '../../reports/promote.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real command (`node bin/faultline.js …`) from the repository root. */
-function faultline(...args: string[]): Ran {
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
-}
-
-/** One line on stderr, nothing on stdout, exit 2. */
-function expectInputError(ran: Ran, pattern: RegExp): void {
-  expect(ran.stdout).toBe('');
-  const lines = ran.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
-  expect(ran.status).toBe(2);
-}
+import { faultline, expectInputError, tempDir } from '../support/cli.js';
+import { makeResultSet } from '../support/result-sets.js';
 
 let root = '';
 /** The reference in supervised mode, the reference in bounded mode, a mutant that never reconciles. */
@@ -59,7 +28,7 @@ function variant(name: string, edit: (lines: string[]) => string): string {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'faultline-promote-cli-'));
+  root = tempDir('promote-cli');
   supervised = join(root, 'supervised');
   bounded = join(root, 'bounded');
   mutant = join(root, 'mutant');
@@ -68,18 +37,7 @@ beforeAll(async () => {
     ['reference', 'bounded', bounded],
     ['no-reconcile', 'supervised', mutant],
   ] as const) {
-    await runSuite(
-      {
-        globs: ['refunds/partial-refund'],
-        agent,
-        mode,
-        faults: 'lost-ack',
-        trials: 2,
-        scenarioFiles: [],
-        regressions: 'none',
-      },
-      { out },
-    );
+    await makeResultSet(out, { agent, mode, trials: 2 });
   }
 }, 60_000);
 afterAll(() => {
@@ -88,7 +46,7 @@ afterAll(() => {
 
 describe('faultline promote RESULTS --to LEVEL', () => {
   it('exits 0 when every criterion is met, printing each with its measured figure', () => {
-    const ran = faultline('promote', supervised, '--to', 'supervised');
+    const ran = faultline(['promote', supervised, '--to', 'supervised']);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -110,7 +68,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('exits 1 when a criterion fails, naming each failed one', () => {
-    const ran = faultline('promote', mutant, '--to', 'supervised');
+    const ran = faultline(['promote', mutant, '--to', 'supervised']);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(/│ duplicate side effects +│ ≤ 0 +│ 2 +│ FAIL │/);
@@ -121,7 +79,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('never counts runs of another mode: supervised runs cannot promote to bounded', () => {
-    const ran = faultline('promote', supervised, '--to', 'bounded');
+    const ran = faultline(['promote', supervised, '--to', 'bounded']);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toContain('Promotion to bounded: judged on 0 run(s) in bounded mode');
@@ -130,7 +88,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('judges expansion on bounded runs', () => {
-    const ran = faultline('promote', join(bounded, 'results.jsonl'), '--to', 'expansion');
+    const ran = faultline(['promote', join(bounded, 'results.jsonl'), '--to', 'expansion']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Promotion to expansion: judged on 4 run(s) in bounded mode');
@@ -143,8 +101,8 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     );
     const unreachable = config('unreachable', '{ gates: { supervised: { k: 3 } } }');
 
-    const ran = faultline('promote', supervised, '--to', 'supervised', '--config', strict);
-    const noK = faultline('promote', supervised, '--to', 'supervised', '--config', unreachable);
+    const ran = faultline(['promote', supervised, '--to', 'supervised', '--config', strict]);
+    const noK = faultline(['promote', supervised, '--to', 'supervised', '--config', unreachable]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(
@@ -158,7 +116,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('prints the verdict as JSON with --json', () => {
-    const ran = faultline('promote', bounded, '--to', 'supervised', '--json');
+    const ran = faultline(['promote', bounded, '--to', 'supervised', '--json']);
 
     expect(ran.status).toBe(1);
     const json = JSON.parse(ran.stdout) as LevelVerdict & { results: string };
@@ -185,7 +143,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
 describe('faultline promote: bad input exits 2 with one line naming what and where', () => {
   it('an unknown level, listing the levels', () => {
     expectInputError(
-      faultline('promote', supervised, '--to', 'autopilot'),
+      faultline(['promote', supervised, '--to', 'autopilot']),
       new RegExp(
         `^faultline promote: unknown level "autopilot" \\(levels: ${AUTONOMY_LEVELS.join(', ')}\\)$`,
       ),
@@ -194,11 +152,11 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
 
   it('no level, or no result set', () => {
     expectInputError(
-      faultline('promote', supervised),
+      faultline(['promote', supervised]),
       /^faultline promote: --to LEVEL is required \(levels: historical-replay, /,
     );
     expectInputError(
-      faultline('promote', '--to', 'supervised'),
+      faultline(['promote', '--to', 'supervised']),
       /^faultline promote: promote takes one result set \(got 0\)/,
     );
   });
@@ -210,7 +168,7 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('promote', dir, '--to', 'supervised'),
+      faultline(['promote', dir, '--to', 'supervised']),
       new RegExp(
         `^faultline promote: ${dir}/results\\.jsonl:2: not JSON — the results file is corrupt$`,
       ),
@@ -221,7 +179,7 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
     const dir = variant('truncated', (lines) => `${lines[0]}\n${lines[1]!.slice(0, 60)}`);
 
     expectInputError(
-      faultline('promote', dir, '--to', 'supervised'),
+      faultline(['promote', dir, '--to', 'supervised']),
       new RegExp(`^faultline promote: ${dir}/results\\.jsonl:2: truncated \\(`),
     );
   });
@@ -234,7 +192,7 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('promote', dir, '--to', 'supervised'),
+      faultline(['promote', dir, '--to', 'supervised']),
       new RegExp(
         `^faultline promote: ${dir}/results\\.jsonl:1: format version 0; this faultline reads version 1$`,
       ),
@@ -251,7 +209,7 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline('promote', mixed, '--to', 'supervised'),
+      faultline(['promote', mixed, '--to', 'supervised']),
       /^faultline promote: the runs in supervised mode are of 2 agents \(reference, no-reconcile\); a level is judged on one agent's runs$/,
     );
   });

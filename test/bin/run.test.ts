@@ -1,14 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../runtime/store.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import { faultline, expectInputError, tempDir, type Ran } from '../support/cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Every run of the built-in suite, in order: each scenario without faults, then each of its fault plans. */
 const SUITE: [string, string, number][] = BUILT_IN_SCENARIOS.flatMap((sc) =>
   ['none', ...sc.faultPlans.map((p) => p.id)].map((plan): [string, string, number] => [
@@ -20,25 +17,10 @@ const SUITE: [string, string, number][] = BUILT_IN_SCENARIOS.flatMap((sc) =>
 const storeName = ([id, plan, seed]: [string, string, number]): string =>
   `${id.replace('/', '_')}${plan === 'none' ? '' : `_${plan}`}_${seed}.db`;
 
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  out: string;
-}
-
-/** Runs the real command (`node bin/faultline.js …`) from the repository root, with run stores in a fresh directory. */
-function faultline(...args: string[]): Ran {
-  const out = mkdtempSync(join(tmpdir(), 'faultline-cli-'));
-  const argv = args[0] === 'run' ? [...args, '--out', out] : args;
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...argv], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr, out };
+/** The real command, with `run`'s result set (and its run stores) in a fresh directory, `out`. */
+function faultlineFresh(...args: string[]): Ran & { out: string } {
+  const out = tempDir('cli');
+  return { ...faultline(args[0] === 'run' ? [...args, '--out', out] : args), out };
 }
 
 function storeFiles(out: string): string[] {
@@ -62,19 +44,15 @@ function rows(stdout: string): [string, string, string][] {
 }
 
 /** One line on stderr, nothing on stdout, nothing written, exit 2. */
-function expectUsageError(ran: Ran, pattern: RegExp): void {
-  expect(ran.status).toBe(2);
-  expect(ran.stdout).toBe('');
-  const lines = ran.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
+function expectUsageError(ran: Ran & { out: string }, pattern: RegExp): void {
+  expectInputError(ran, pattern);
   expect(readdirSync(ran.out)).toEqual([]);
 }
 
 describe('faultline run (whole suite, default options)', () => {
-  let ran: Ran;
+  let ran: Ran & { out: string };
   beforeAll(() => {
-    ran = faultline('run');
+    ran = faultlineFresh('run');
   });
 
   it('exits 0 with nothing on stderr', () => {
@@ -122,7 +100,7 @@ describe('faultline run (whole suite, default options)', () => {
 
 describe('faultline run with scenario globs', () => {
   it('runs just the scenario named by id', () => {
-    const ran = faultline('run', 'refunds/full-refund', '--plan', 'none');
+    const ran = faultlineFresh('run', 'refunds/full-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
     expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'none', 'pass']]);
@@ -131,7 +109,7 @@ describe('faultline run with scenario globs', () => {
   });
 
   it('runs the scenarios a glob matches, and only those', () => {
-    const ran = faultline('run', 'refunds/*-refund', '--plan', 'none');
+    const ran = faultlineFresh('run', 'refunds/*-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
     expect(rows(ran.stdout).map(([id]) => id)).toEqual([
@@ -143,7 +121,7 @@ describe('faultline run with scenario globs', () => {
   });
 
   it('exits 2 naming a glob that matches nothing, and writes nothing', () => {
-    const ran = faultline('run', 'nope/*');
+    const ran = faultlineFresh('run', 'nope/*');
 
     expectUsageError(ran, /^faultline run: no scenario matches nope\/\*/);
   });
@@ -153,7 +131,7 @@ describe('faultline run when a run does not end as expected', () => {
   // A user's scenario file whose expectation is wrong: it says the refund is forbidden, but the
   // contract allows it, so the run completes where the scenario expects a safe stop.
   it('exits 1, marks the run FAIL and says what differed and how to replay it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
+    const dir = tempDir('scenario');
     const file = join(dir, 'wrong-expectation.json');
     const scenario = { ...structuredClone(partialRefund), id: 'mine/wrong-expectation' } as Record<
       string,
@@ -167,7 +145,7 @@ describe('faultline run when a run does not end as expected', () => {
     };
     writeFileSync(file, JSON.stringify(scenario));
 
-    const ran = faultline('run', 'mine/*', '--scenarios', file, '--seed', '3');
+    const ran = faultlineFresh('run', 'mine/*', '--scenarios', file, '--seed', '3');
 
     expect(ran.status).toBe(1);
     expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'none', 'FAIL']]);
@@ -186,14 +164,14 @@ describe('faultline run when a run does not end as expected', () => {
   });
 
   it('refuses a scenario file with a mistake, naming the file and field, and runs nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'faultline-scenario-'));
+    const dir = tempDir('scenario');
     const file = join(dir, 'broken.json');
     writeFileSync(
       file,
       JSON.stringify({ ...structuredClone(partialRefund), id: 'mine/broken', tier: 'urgent' }),
     );
 
-    const ran = faultline('run', '--scenarios', file);
+    const ran = faultlineFresh('run', '--scenarios', file);
 
     expect(ran.status).toBe(2);
     expect(ran.stderr.trim().split('\n')).toHaveLength(1);
@@ -205,7 +183,7 @@ describe('faultline run when a run does not end as expected', () => {
 
 describe('faultline usage', () => {
   it('run --help exits 0 and prints the run usage', () => {
-    const ran = faultline('run', '--help');
+    const ran = faultlineFresh('run', '--help');
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline run \[scenario globs…\] \[options\]/);
@@ -216,7 +194,7 @@ describe('faultline usage', () => {
   });
 
   it('--help exits 0 and lists the commands', () => {
-    const ran = faultline('--help');
+    const ran = faultlineFresh('--help');
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Usage: faultline <command> [options]');
@@ -225,19 +203,19 @@ describe('faultline usage', () => {
   });
 
   it('exits 2 with one line on stderr for an unknown option', () => {
-    const ran = faultline('run', '--bogus');
+    const ran = faultlineFresh('run', '--bogus');
 
     expectUsageError(ran, /^faultline run: Unknown option '--bogus'/);
   });
 
   it('exits 2 for a seed that is not a whole number, saying what it got', () => {
-    const ran = faultline('run', '--seed', 'abc');
+    const ran = faultlineFresh('run', '--seed', 'abc');
 
     expectUsageError(ran, /^faultline run: --seed must be a whole number ≥ 0 \(got "abc"\)$/);
   });
 
   it('exits 2 for an unknown command, listing the known ones', () => {
-    const ran = faultline('frobnicate');
+    const ran = faultlineFresh('frobnicate');
 
     expect(ran.status).toBe(2);
     expect(ran.stdout).toBe('');
@@ -249,7 +227,7 @@ describe('faultline usage', () => {
 
 describe('faultline run --agent', () => {
   it('runs a flawed agent of the zoo, exits 1, and replays with the same agent', () => {
-    const ran = faultline(
+    const ran = faultlineFresh(
       'run',
       'refunds/partial-refund',
       '--plan',
@@ -271,7 +249,7 @@ describe('faultline run --agent', () => {
 
   it('exits 2 naming an unknown agent and the ones there are', () => {
     expectUsageError(
-      faultline('run', '--agent', 'bogus'),
+      faultlineFresh('run', '--agent', 'bogus'),
       /^faultline run: unknown agent "bogus" \(agents: reference, naive-chat-loop, /,
     );
   });

@@ -1,42 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { findRun, type RunMatch } from '../../bin/commands/show.js';
 import type { RunResult } from '../../reports/results.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real command (`node bin/faultline.js …`) from the repository root. */
-function faultline(...args: string[]): Ran {
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
-}
-
-/** One line on stderr naming the command, nothing on stdout, exit 2. */
-function expectUsageError(ran: Ran, pattern: RegExp): void {
-  expect(ran.stdout).toBe('');
-  const lines = ran.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^faultline show: /);
-  expect(lines[0]).toMatch(pattern);
-  expect(ran.status).toBe(2);
-}
+import { faultline, expectInputError, tempDir, type Ran } from '../support/cli.js';
+import { makeResultSet } from '../support/result-sets.js';
 
 /** The timeline's lines: [time or '', kind, the rest]. */
 function timeline(stdout: string): [string, string, string][] {
@@ -61,18 +29,8 @@ let out: string;
 let results: RunResult[];
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), 'faultline-show-'));
-  ({ results } = await runSuite(
-    {
-      globs: ['refunds/partial-refund'],
-      agent: 'no-reconcile',
-      faults: 'lost-ack,crash',
-      trials: 1,
-      scenarioFiles: [],
-      regressions: 'regressions',
-    },
-    { out },
-  ));
+  out = tempDir('show');
+  results = await makeResultSet(out, { agent: 'no-reconcile', faults: 'lost-ack,crash' });
 });
 
 function result(plan: string): RunResult {
@@ -84,7 +42,7 @@ function result(plan: string): RunResult {
 describe('faultline show: a failing run', () => {
   let ran: Ran;
   beforeAll(() => {
-    ran = faultline('show', 'refunds/partial-refund/message-ack-lost/0', '--out', out);
+    ran = faultline(['show', 'refunds/partial-refund/message-ack-lost/0', '--out', out]);
   });
 
   it('exits 0, nothing on stderr, no colour codes when NO_COLOR is set', () => {
@@ -151,7 +109,7 @@ describe('faultline show: a failing run', () => {
   });
 
   it('shows every agent event with --events', () => {
-    const all = faultline('show', result('message-ack-lost').id, '--out', out, '--events');
+    const all = faultline(['show', result('message-ack-lost').id, '--out', out, '--events']);
 
     expect(all.status).toBe(0);
     const lines = timeline(all.stdout);
@@ -167,7 +125,7 @@ describe('faultline show: a failing run', () => {
 
 describe('faultline show: a crash and its restart', () => {
   it('puts the crashed incarnation’s calls, the crash and the restart in order', () => {
-    const ran = faultline('show', 'crash-after-apply', '--out', out);
+    const ran = faultline(['show', 'crash-after-apply', '--out', out]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout.split('\n')[0]).toBe(
@@ -189,7 +147,7 @@ describe('faultline show: a crash and its restart', () => {
 
 describe('faultline show: naming the run', () => {
   it('takes a part of an id that names one run', () => {
-    const ran = faultline('show', 'refund-ack', '--out', out);
+    const ran = faultline(['show', 'refund-ack', '--out', out]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain(`\nrun      ${result('refund-ack-lost').id}\n`);
@@ -218,48 +176,56 @@ describe('faultline show: naming the run', () => {
     const names = results.map((r) => `${r.scenarioId}/${r.faultPlanId}/${r.trial}`);
 
     expect(names).toHaveLength(4);
-    expectUsageError(
-      faultline('show', 'partial-refund', '--out', out),
+    expectInputError(
+      faultline(['show', 'partial-refund', '--out', out]),
       new RegExp(`"partial-refund" matches 4 runs: ${names.join(', ')} \\(give more of it\\)$`),
+      'show',
     );
   });
 
   it('refuses a name that matches no run, saying where it looked', () => {
-    expectUsageError(
-      faultline('show', 'no-such-run', '--out', out),
+    expectInputError(
+      faultline(['show', 'no-such-run', '--out', out]),
       new RegExp(
         `no run matches "no-such-run" in ${out}/results\\.jsonl \\(runs: refunds/partial-refund/`,
       ),
+      'show',
     );
   });
 
   it('refuses a missing RUN, two RUNs, and a folder with no results', () => {
-    expectUsageError(faultline('show', '--out', out), /which run\?/);
-    expectUsageError(faultline('show', 'a', 'b', '--out', out), /one run at a time/);
-    const empty = mkdtempSync(join(tmpdir(), 'faultline-show-empty-'));
-    expectUsageError(faultline('show', 'x', '--out', empty), /no results here/);
+    expectInputError(faultline(['show', '--out', out]), /which run\?/, 'show');
+    expectInputError(faultline(['show', 'a', 'b', '--out', out]), /one run at a time/, 'show');
+    const empty = tempDir('show-empty');
+    expectInputError(faultline(['show', 'x', '--out', empty]), /no results here/, 'show');
   });
 
   it('refuses a run whose trajectory is missing or corrupt, naming the file', () => {
-    const broken = mkdtempSync(join(tmpdir(), 'faultline-show-broken-'));
+    const broken = tempDir('show-broken');
     cpSync(out, broken, { recursive: true });
     const r = result('refund-ack-lost');
     writeFileSync(join(broken, r.trajectoryFile), '{"format": "faultline-traj');
-    expectUsageError(
-      faultline('show', r.id, '--out', broken),
+    expectInputError(
+      faultline(['show', r.id, '--out', broken]),
       /trajectories\/.*refund-ack-lost_0\.json: not JSON/,
+      'show',
     );
     writeFileSync(join(broken, r.trajectoryFile), '{"format": "other"}');
-    expectUsageError(faultline('show', r.id, '--out', broken), /not a faultline trajectory/);
+    expectInputError(
+      faultline(['show', r.id, '--out', broken]),
+      /not a faultline trajectory/,
+      'show',
+    );
     rmSync(join(broken, r.trajectoryFile));
-    expectUsageError(
-      faultline('show', r.id, '--out', broken),
+    expectInputError(
+      faultline(['show', r.id, '--out', broken]),
       /refund-ack-lost_0\.json: the trajectory of run .* is missing$/,
+      'show',
     );
   });
 
   it('prints its help and exits 0', () => {
-    const ran = faultline('show', '--help');
+    const ran = faultline(['show', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline show RUN \[options\]/);

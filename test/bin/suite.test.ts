@@ -1,27 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readResults, type RunResult } from '../../reports/results.js';
+import { faultline, tempDir, ROOT } from '../support/cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A small suite with faults, crashes and trials: refunds only, two trials each. */
 const SUITE = ['run', 'refunds/*', '--trials', '2'];
-
-function faultline(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const child = spawnSync(process.execPath, ['bin/faultline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (child.error) throw child.error;
-  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
-}
-
-const tempDir = (): string => mkdtempSync(join(tmpdir(), 'faultline-suite-'));
+/** A whole suite takes longer than the usual minute on a slow machine. */
+const SLOW = { timeout: 120_000 };
 
 /** The records minus wall-clock time, the one thing a rerun may change. */
 function comparable(dir: string): Omit<RunResult, 'figures'>[] {
@@ -35,8 +22,8 @@ describe('faultline run: serial, workers, shards', () => {
   let serial: string;
 
   beforeAll(() => {
-    serial = tempDir();
-    const ran = faultline([...SUITE, '--out', serial]);
+    serial = tempDir('suite');
+    const ran = faultline([...SUITE, '--out', serial], SLOW);
     expect(ran.status, ran.stderr).toBe(0);
   }, 120_000);
 
@@ -56,34 +43,34 @@ describe('faultline run: serial, workers, shards', () => {
   });
 
   it('gives the same results with --workers 2', () => {
-    const dir = tempDir();
-    const ran = faultline([...SUITE, '--workers', '2', '--out', dir]);
+    const dir = tempDir('suite');
+    const ran = faultline([...SUITE, '--workers', '2', '--out', dir], SLOW);
     expect(ran.status, ran.stderr).toBe(0);
     expect(comparable(dir)).toEqual(comparable(serial));
   }, 120_000);
 
   it('gives the same results sharded in three and merged', () => {
     const shards = [1, 2, 3].map((i) => {
-      const dir = tempDir();
-      const ran = faultline([...SUITE, '--shard', `${i}/3`, '--out', dir]);
+      const dir = tempDir('suite');
+      const ran = faultline([...SUITE, '--shard', `${i}/3`, '--out', dir], SLOW);
       expect(ran.status, ran.stderr).toBe(0);
       return dir;
     });
     const sizes = shards.map((d) => readResults(d).results.length);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-    const merged = tempDir();
-    const ran = faultline(['merge', ...shards, '--out', merged]);
+    const merged = tempDir('suite');
+    const ran = faultline(['merge', ...shards, '--out', merged], SLOW);
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`merged ${sizes.reduce((a, b) => a + b, 0)} run(s) from 3`);
     expect(comparable(merged)).toEqual(comparable(serial));
     // Merging a shard with itself is refused: the same run twice.
-    const twice = faultline(['merge', shards[0]!, shards[0]!, '--out', tempDir()]);
+    const twice = faultline(['merge', shards[0]!, shards[0]!, '--out', tempDir('suite')], SLOW);
     expect(twice.status).toBe(2);
     expect(twice.stderr).toMatch(/is in both/);
   }, 240_000);
 
   it('refuses a bad shard', () => {
-    const ran = faultline([...SUITE, '--shard', '4/3', '--out', tempDir()]);
+    const ran = faultline([...SUITE, '--shard', '4/3', '--out', tempDir('suite')], SLOW);
     expect(ran.status).toBe(2);
     expect(ran.stderr.trim()).toBe('faultline run: --shard must be I/N with 1 ≤ I ≤ N (got "4/3")');
   });
@@ -91,7 +78,7 @@ describe('faultline run: serial, workers, shards', () => {
 
 describe('faultline run killed mid-suite and resumed', () => {
   it('loses no finished run and duplicates none', async () => {
-    const dir = tempDir();
+    const dir = tempDir('suite');
     const child = spawn(process.execPath, ['bin/faultline.js', ...SUITE, '--out', dir], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1' },
@@ -113,24 +100,24 @@ describe('faultline run killed mid-suite and resumed', () => {
     const before = readResults(dir, { allowTruncatedTail: true }).results.length;
     expect(before).toBeGreaterThanOrEqual(8);
 
-    const resumed = faultline([...SUITE, '--resume', '--out', dir]);
+    const resumed = faultline([...SUITE, '--resume', '--out', dir], SLOW);
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/resumed: \d+ finished run\(s\) kept/);
-    const full = tempDir();
-    expect(faultline([...SUITE, '--out', full]).status).toBe(0);
+    const full = tempDir('suite');
+    expect(faultline([...SUITE, '--out', full], SLOW).status).toBe(0);
     expect(comparable(dir)).toEqual(comparable(full));
   }, 240_000);
 
   it('repairs a record cut short by the kill', () => {
-    const dir = tempDir();
-    expect(faultline(['run', 'refunds/full-refund', '--out', dir]).status).toBe(0);
+    const dir = tempDir('suite');
+    expect(faultline(['run', 'refunds/full-refund', '--out', dir], SLOW).status).toBe(0);
     const file = join(dir, 'results.jsonl');
     const text = readFileSync(file, 'utf8');
     const lines = text.trimEnd().split('\n');
     // Cut the last record in half, as a kill mid-write would.
     writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 40)}`);
     expect(() => readResults(dir)).toThrow(/results\.jsonl:2: truncated/);
-    const resumed = faultline(['run', 'refunds/full-refund', '--resume', '--out', dir]);
+    const resumed = faultline(['run', 'refunds/full-refund', '--resume', '--out', dir], SLOW);
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(readResults(dir).results.map((r) => r.faultPlanId)).toEqual([
       'none',

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
-import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade.js';
 import {
   CompareError,
   compareResults,
@@ -14,88 +11,14 @@ import {
   type CompareRow,
   type RowComparison,
 } from '../../reports/compare.js';
-import { readResults, runResultSchema, type RunResult } from '../../reports/results.js';
-
-interface Spec {
-  scenarioId?: string;
-  faultPlanId?: string;
-  seed?: number;
-  trial?: number;
-  agent?: string;
-  mode?: string;
-  /** Failing dimensions and the finding codes each raised. */
-  fail?: Partial<Record<Dimension, string[]>>;
-}
-
-/** A hand-made run record, checked against the results schema so it is one a set could hold. */
-function run(spec: Spec = {}): RunResult {
-  const {
-    scenarioId = 'refunds/full-refund',
-    faultPlanId = 'none',
-    seed = 7,
-    trial = 0,
-    agent = 'reference',
-    mode = 'supervised',
-    fail = {},
-  } = spec;
-  const id = `${agent}|${mode}|${scenarioId}|${faultPlanId}|${trial}`;
-  return runResultSchema.parse({
-    format: 'faultline-run-result',
-    version: 1,
-    id,
-    index: 0,
-    agent,
-    mode,
-    scenarioId,
-    title: scenarioId,
-    world: 'refunds',
-    workflowClass: 'refund',
-    tier: 'high',
-    faultPlanId,
-    faultKinds: [],
-    faultsFired: [],
-    trial,
-    seed,
-    state: 'completed',
-    stopReason: null,
-    detail: null,
-    pass: CORE_DIMENSIONS.every((d) => fail[d] === undefined),
-    grades: Object.fromEntries(
-      DIMENSIONS.map((d) => [
-        d,
-        {
-          dimension: d,
-          pass: fail[d] === undefined,
-          score: fail[d] === undefined ? 1 : 0,
-          findings: (fail[d] ?? []).map((code) => ({ code, message: code, refs: [] })),
-          figures: {},
-          whiteBoxSkipped: false,
-        },
-      ]),
-    ),
-    mismatches: [],
-    figures: {
-      virtualMs: 0,
-      wallMs: 0,
-      calls: 0,
-      okCalls: 0,
-      writesConfirmed: 0,
-      effects: 0,
-      retries: 0,
-      crashes: 0,
-      evidenceRequired: 0,
-      evidenceLinked: 0,
-    },
-    interventions: [],
-    replay: `npx faultline run ${scenarioId} --plan ${faultPlanId} --seed ${seed} --agent ${agent}`,
-    trajectoryFile: `trajectories/${id}.json`,
-  });
-}
+import { type RunResult } from '../../reports/results.js';
+import { makeResultSet, runRecord, type RunSpec } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /** n trials of one scenario and plan, each seeded by its trial; `failing` trials fail outcome. */
-function trials(n: number, spec: Spec & { failing?: readonly number[] } = {}): RunResult[] {
+function trials(n: number, spec: RunSpec & { failing?: readonly number[] } = {}): RunResult[] {
   return Array.from({ length: n }, (_, trial) =>
-    run({
+    runRecord({
       ...spec,
       trial,
       seed: 100 + trial,
@@ -171,23 +94,10 @@ describe('compareResults on real result sets (reference against a mutant that ne
   let reference: RunResult[] = [];
   let mutant: RunResult[] = [];
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'faultline-compare-'));
-    for (const agent of ['reference', 'no-reconcile']) {
-      await runSuite(
-        {
-          globs: ['refunds/partial-refund'],
-          agent,
-          mode: 'supervised',
-          faults: 'lost-ack',
-          trials: 2,
-          scenarioFiles: [],
-          regressions: 'none',
-        },
-        { out: join(root, agent) },
-      );
-    }
-    reference = readResults(join(root, 'reference')).results;
-    mutant = readResults(join(root, 'no-reconcile')).results;
+    root = tempDir('compare');
+    const suite = { mode: 'supervised', trials: 2 } as const;
+    reference = await makeResultSet(join(root, 'reference'), { ...suite, agent: 'reference' });
+    mutant = await makeResultSet(join(root, 'no-reconcile'), { ...suite, agent: 'no-reconcile' });
   }, 60_000);
   afterAll(() => {
     rmSync(root, { recursive: true, force: true });
@@ -285,15 +195,15 @@ describe('compareResults on hand-made records', () => {
   });
 
   it('lists the runs either side has no partner for and keeps them out of the rates', () => {
-    const a = [...trials(2), run({ scenarioId: 'refunds/partial-refund', seed: 9 })];
+    const a = [...trials(2), runRecord({ scenarioId: 'refunds/partial-refund', seed: 9 })];
     const b = [
       ...trials(2, { failing: [0] }),
-      run({
+      runRecord({
         scenarioId: 'refunds/partial-refund',
         seed: 10,
         fail: { policy: ['budget-exceeded'] },
       }),
-      run({ scenarioId: 'crm/update-contact' }),
+      runRecord({ scenarioId: 'crm/update-contact' }),
     ];
 
     const comparison = compareResults(a, b);
@@ -331,9 +241,9 @@ describe('compareResults on hand-made records', () => {
   });
 
   it('refuses a set holding two runs of one pair key, naming both', () => {
-    const a = [run({ mode: 'supervised' }), run({ mode: 'bounded' })];
+    const a = [runRecord({ mode: 'supervised' }), runRecord({ mode: 'bounded' })];
 
-    expect(() => compareResults(a, [run()])).toThrow(
+    expect(() => compareResults(a, [runRecord()])).toThrow(
       'A holds two runs of refunds/full-refund / none / seed 7 / trial 0 (reference|supervised|refunds/full-refund|none|0 and reference|bounded|refunds/full-refund|none|0)',
     );
   });
@@ -363,10 +273,14 @@ describe('compareResults on hand-made records', () => {
   it('regresses on a core dimension, never on a drop in a non-core one', () => {
     const a = trials(4);
     const slower = a.map((r) =>
-      run({ trial: r.trial, seed: r.seed, fail: { efficiency: ['call-loop'] } }),
+      runRecord({ trial: r.trial, seed: r.seed, fail: { efficiency: ['call-loop'] } }),
     );
     const policyBreach = a.map((r, i) =>
-      run({ trial: r.trial, seed: r.seed, fail: i === 0 ? { policy: ['approval-missing'] } : {} }),
+      runRecord({
+        trial: r.trial,
+        seed: r.seed,
+        fail: i === 0 ? { policy: ['approval-missing'] } : {},
+      }),
     );
 
     const efficiency = compareResults(a, slower);

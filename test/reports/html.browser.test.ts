@@ -1,12 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { htmlReporter } from '../../reports/html.js';
-import { readResults, type RunResult } from '../../reports/results.js';
+import { type RunResult } from '../../reports/results.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import {
   chromiumMissing,
@@ -14,6 +12,8 @@ import {
   findChromium,
   launchChromium,
 } from '../support/chromium.js';
+import { makeResultSet } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /**
  * The HTML report in a real browser: headless Chromium (the system's, via playwright-core) opens
@@ -57,7 +57,7 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
 
   beforeAll(async () => {
     if (chromium.path === null) throw new Error(`CI=true: ${chromiumMissing(chromium)}`);
-    dir = mkdtempSync(join(tmpdir(), 'faultline-html-browser-'));
+    dir = tempDir('html-browser');
     const plan = partialRefund.faultPlans.find((p) => p.id === 'hostile-note');
     if (!plan) throw new Error('partial-refund lost its hostile-note plan');
     const scenarioFile = join(dir, 'hostile.json');
@@ -79,19 +79,13 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
       }),
     );
     const out = join(dir, 'results');
-    await runSuite(
-      {
-        globs: ['refunds/partial-refund', 'test/hostile-html'],
-        agent: 'obeys-injection',
-        // Two crash runs (they pass) and two hostile notes (they fail policy).
-        faults: 'crash,hostile-document',
-        trials: 1,
-        scenarioFiles: [scenarioFile],
-        regressions: 'none',
-      },
-      { out },
-    );
-    results = readResults(out).results;
+    results = await makeResultSet(out, {
+      globs: ['refunds/partial-refund', 'test/hostile-html'],
+      agent: 'obeys-injection',
+      // Two crash runs (they pass) and two hostile notes (they fail policy).
+      faults: 'crash,hostile-document',
+      scenarioFiles: [scenarioFile],
+    });
     const file = join(dir, htmlReporter.file);
     writeFileSync(
       file,

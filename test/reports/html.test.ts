@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { HtmlReportError, htmlReporter, renderHtmlReport } from '../../reports/html.js';
-import { readResults, type RunResult } from '../../reports/results.js';
+import { type RunResult } from '../../reports/results.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import { makeResultSet } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /** Markup a world or an agent might slip into text: it must show as text and never run. */
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
@@ -33,7 +33,7 @@ let page = '';
  * citing calls and faults).
  */
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'faultline-html-'));
+  dir = tempDir('html');
   const plan = partialRefund.faultPlans.find((p) => p.id === 'hostile-note');
   if (!plan) throw new Error('partial-refund lost its hostile-note plan');
   const scenarioFile = join(dir, 'hostile.json');
@@ -52,18 +52,12 @@ beforeAll(async () => {
     }),
   );
   const out = join(dir, 'results');
-  await runSuite(
-    {
-      globs: ['refunds/partial-refund', 'test/hostile-html'],
-      agent: 'obeys-injection',
-      faults: 'all',
-      trials: 1,
-      scenarioFiles: [scenarioFile],
-      regressions: 'none',
-    },
-    { out },
-  );
-  results = readResults(out).results;
+  results = await makeResultSet(out, {
+    globs: ['refunds/partial-refund', 'test/hostile-html'],
+    agent: 'obeys-injection',
+    faults: 'all',
+    scenarioFiles: [scenarioFile],
+  });
   for (const r of results) {
     trajectories.set(r.id, JSON.parse(readFileSync(join(out, r.trajectoryFile), 'utf8')));
   }

@@ -1,8 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { suiteMetrics } from '../../graders/metrics.js';
 import { toGradedRun } from '../../reports/graded.js';
 import {
@@ -12,25 +8,15 @@ import {
   REPORT_VERSION,
   reportSchema,
 } from '../../reports/json.js';
-import { readResults, type RunResult } from '../../reports/results.js';
+import { type RunResult } from '../../reports/results.js';
+import { makeResultSet } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /** The no-reconcile mutant under the partial refund's lost-ack plans, two trials each. */
 let results: RunResult[];
 
 beforeAll(async () => {
-  const out = mkdtempSync(join(tmpdir(), 'faultline-json-'));
-  await runSuite(
-    {
-      globs: ['refunds/partial-refund'],
-      agent: 'no-reconcile',
-      faults: 'lost-ack',
-      trials: 2,
-      scenarioFiles: [],
-      regressions: 'regressions',
-    },
-    { out },
-  );
-  results = readResults(out).results;
+  results = await makeResultSet(tempDir('json'), { agent: 'no-reconcile', trials: 2 });
 });
 
 describe('the json reporter', () => {

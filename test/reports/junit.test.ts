@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { renderJunit } from '../../reports/junit.js';
-import { readResults, type RunResult } from '../../reports/results.js';
+import { type RunResult } from '../../reports/results.js';
+import { makeResultSet } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /**
  * The no-reconcile mutant under the lost-ack plans of the partial refund (two trials each: it
@@ -13,19 +11,11 @@ import { readResults, type RunResult } from '../../reports/results.js';
 let results: RunResult[];
 
 beforeAll(async () => {
-  const out = mkdtempSync(join(tmpdir(), 'faultline-junit-'));
-  await runSuite(
-    {
-      globs: ['refunds/partial-refund', 'crm/update-contact'],
-      agent: 'no-reconcile',
-      faults: 'lost-ack',
-      trials: 2,
-      scenarioFiles: [],
-      regressions: 'regressions',
-    },
-    { out },
-  );
-  results = readResults(out).results;
+  results = await makeResultSet(tempDir('junit'), {
+    globs: ['refunds/partial-refund', 'crm/update-contact'],
+    agent: 'no-reconcile',
+    trials: 2,
+  });
 });
 
 interface XmlElement {

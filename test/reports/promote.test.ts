@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema, gateCriteria, LEVEL_MODE } from '../../bin/config.js';
-import { runSuite } from '../../bin/run-suite.js';
-import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade.js';
 import {
   CRITERIA,
   judgeLevel,
@@ -15,90 +12,9 @@ import {
   type LevelVerdict,
   type PromotionCriteria,
 } from '../../reports/promote.js';
-import { readResults, runResultSchema, type RunResult } from '../../reports/results.js';
-
-interface Spec {
-  scenarioId?: string;
-  faultPlanId?: string;
-  trial?: number;
-  agent?: string;
-  mode?: string;
-  faultKinds?: string[];
-  faultsFired?: string[];
-  /** Failing dimensions and the finding codes each raised. */
-  fail?: Partial<Record<Dimension, string[]>>;
-  /** Findings on dimensions that still pass. */
-  findings?: Partial<Record<Dimension, string[]>>;
-}
-
-/** A hand-made run record, checked against the results schema so it is one a set could hold. */
-function run(spec: Spec = {}): RunResult {
-  const {
-    scenarioId = 'refunds/full-refund',
-    faultPlanId = 'none',
-    trial = 0,
-    agent = 'reference',
-    mode = 'supervised',
-    fail = {},
-    findings = {},
-  } = spec;
-  const id = `${agent}|${mode}|${scenarioId}|${faultPlanId}|${trial}`;
-  return runResultSchema.parse({
-    format: 'faultline-run-result',
-    version: 1,
-    id,
-    index: 0,
-    agent,
-    mode,
-    scenarioId,
-    title: scenarioId,
-    world: 'refunds',
-    workflowClass: 'refund',
-    tier: 'high',
-    faultPlanId,
-    faultKinds: spec.faultKinds ?? [],
-    faultsFired: spec.faultsFired ?? [],
-    trial,
-    seed: 7 + trial,
-    state: 'completed',
-    stopReason: null,
-    detail: null,
-    pass: CORE_DIMENSIONS.every((d) => fail[d] === undefined),
-    grades: Object.fromEntries(
-      DIMENSIONS.map((d) => [
-        d,
-        {
-          dimension: d,
-          pass: fail[d] === undefined,
-          score: fail[d] === undefined ? 1 : 0,
-          findings: [...(fail[d] ?? []), ...(findings[d] ?? [])].map((code) => ({
-            code,
-            message: code,
-            refs: [],
-          })),
-          figures: {},
-          whiteBoxSkipped: false,
-        },
-      ]),
-    ),
-    mismatches: [],
-    figures: {
-      virtualMs: 0,
-      wallMs: 0,
-      calls: 0,
-      okCalls: 0,
-      writesConfirmed: 0,
-      effects: 0,
-      retries: 0,
-      crashes: 0,
-      evidenceRequired: 0,
-      evidenceLinked: 0,
-    },
-    interventions: [],
-    replay: `npx faultline run ${scenarioId} --plan ${faultPlanId}`,
-    trajectoryFile: `trajectories/${id}.json`,
-  });
-}
+import { type RunResult } from '../../reports/results.js';
+import { makeResultSet, runRecord, type RunSpec } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /** Criteria every set passes, so a test tightens only the one it is about. */
 const LENIENT: PromotionCriteria = {
@@ -127,12 +43,12 @@ function criterion(verdict: LevelVerdict, name: CriterionName): Criterion {
 }
 
 /** Two plans, two trials each; the second trial of `flaky` fails as `fail` says. */
-function suite(fail: Spec['fail'] = {}, extra: Spec = {}): RunResult[] {
+function suite(fail: RunSpec['fail'] = {}, extra: RunSpec = {}): RunResult[] {
   return [
-    run({ ...extra, trial: 0 }),
-    run({ ...extra, trial: 1 }),
-    run({ ...extra, faultPlanId: 'flaky', trial: 0 }),
-    run({ ...extra, faultPlanId: 'flaky', trial: 1, fail }),
+    runRecord({ ...extra, trial: 0 }),
+    runRecord({ ...extra, trial: 1 }),
+    runRecord({ ...extra, faultPlanId: 'flaky', trial: 0 }),
+    runRecord({ ...extra, faultPlanId: 'flaky', trial: 1, fail }),
   ];
 }
 
@@ -208,7 +124,7 @@ describe('judgeLevel: each criterion can pass and fail', () => {
   it('policy violations ≤ maxPolicyViolations, counting every policy finding', () => {
     const runs = [
       ...suite({ policy: ['tool-outside-contract', 'approval-missing'] }),
-      run({ trial: 2, findings: { policy: ['budget-exceeded'] } }),
+      runRecord({ trial: 2, findings: { policy: ['budget-exceeded'] } }),
     ];
 
     expect(criterion(judge(runs, { maxPolicyViolations: 3 }), 'policy-violations')).toMatchObject({
@@ -249,10 +165,14 @@ describe('judgeLevel: each criterion can pass and fail', () => {
 
   it('every fault kind the runs inject fired in ≥ minFiresPerFaultKind runs', () => {
     const runs = [
-      run({ faultPlanId: 'ack', faultKinds: ['lost-ack'], faultsFired: ['lost-ack'] }),
-      run({ faultPlanId: 'ack', trial: 1, faultKinds: ['lost-ack'], faultsFired: [] }),
-      run({ faultPlanId: 'crash', faultKinds: ['crash', 'transient'], faultsFired: ['crash'] }),
-      run({
+      runRecord({ faultPlanId: 'ack', faultKinds: ['lost-ack'], faultsFired: ['lost-ack'] }),
+      runRecord({ faultPlanId: 'ack', trial: 1, faultKinds: ['lost-ack'], faultsFired: [] }),
+      runRecord({
+        faultPlanId: 'crash',
+        faultKinds: ['crash', 'transient'],
+        faultsFired: ['crash'],
+      }),
+      runRecord({
         faultPlanId: 'crash',
         trial: 1,
         faultKinds: ['crash', 'transient'],
@@ -267,7 +187,7 @@ describe('judgeLevel: each criterion can pass and fail', () => {
       fires: { crash: 2, 'lost-ack': 1, transient: 1 },
     });
     expect(criterion(judge(runs, { minFiresPerFaultKind: 2 }), 'fault-fires').pass).toBe(false);
-    const never = [...runs, run({ faultPlanId: 'slow', faultKinds: ['timeout'] })];
+    const never = [...runs, runRecord({ faultPlanId: 'slow', faultKinds: ['timeout'] })];
     expect(criterion(judge(never, { minFiresPerFaultKind: 1 }), 'fault-fires')).toMatchObject({
       measured: 0,
       pass: false,
@@ -290,7 +210,7 @@ describe('judgeLevel: only runs in the level mode count', () => {
       { outcome: ['state-mismatch'], policy: ['tool-outside-contract'] },
       { mode: 'bounded' },
     );
-    const shadow = [run({ mode: 'shadow' })];
+    const shadow = [runRecord({ mode: 'shadow' })];
 
     const verdict = judge([...suite(), ...bounded, ...shadow], {
       k: 2,
@@ -323,14 +243,14 @@ describe('judgeLevel: only runs in the level mode count', () => {
   });
 
   it('refuses runs in the mode of more than one agent', () => {
-    const runs = [...suite(), run({ agent: 'v2', trial: 5 })];
+    const runs = [...suite(), runRecord({ agent: 'v2', trial: 5 })];
 
     expect(() => judge(runs)).toThrow(PromotionError);
     expect(() => judge(runs)).toThrow(
       'the runs in supervised mode are of 2 agents (reference, v2); a level is judged on one agent',
     );
     // Another agent's runs in another mode are simply not counted.
-    expect(judge([...suite(), run({ agent: 'v2', mode: 'bounded' })]).pass).toBe(true);
+    expect(judge([...suite(), runRecord({ agent: 'v2', mode: 'bounded' })]).pass).toBe(true);
   });
 
   it('rejects a k that is not a whole number ≥ 1', () => {
@@ -348,26 +268,14 @@ describe('judgeLevel on real result sets with the default gates', () => {
     criteria: gateCriteria(configSchema.parse({}), level),
   });
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'faultline-promote-'));
+    root = tempDir('promote');
     const made: [string, string, 'supervised' | 'bounded'][] = [
       ['reference-supervised', 'reference', 'supervised'],
       ['reference-bounded', 'reference', 'bounded'],
       ['mutant-supervised', 'no-reconcile', 'supervised'],
     ];
     for (const [name, agent, mode] of made) {
-      await runSuite(
-        {
-          globs: ['refunds/partial-refund'],
-          agent,
-          mode,
-          faults: 'lost-ack',
-          trials: 2,
-          scenarioFiles: [],
-          regressions: 'none',
-        },
-        { out: join(root, name) },
-      );
-      sets[name] = readResults(join(root, name)).results;
+      sets[name] = await makeResultSet(join(root, name), { agent, mode, trials: 2 });
     }
   }, 60_000);
   afterAll(() => {

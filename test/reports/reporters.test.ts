@@ -1,8 +1,6 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { reportSchema } from '../../reports/json.js';
 import {
   reporter,
@@ -10,24 +8,14 @@ import {
   UnknownReporterError,
   type ReportInput,
 } from '../../reports/reporters.js';
-import { readResults } from '../../reports/results.js';
+import { makeResultSet } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 let input: ReportInput;
 
 beforeAll(async () => {
-  const out = mkdtempSync(join(tmpdir(), 'faultline-reporters-'));
-  await runSuite(
-    {
-      globs: ['refunds/partial-refund'],
-      agent: 'no-reconcile',
-      faults: 'lost-ack',
-      trials: 1,
-      scenarioFiles: [],
-      regressions: 'regressions',
-    },
-    { out },
-  );
-  const { results } = readResults(out);
+  const out = tempDir('reporters');
+  const results = await makeResultSet(out, { agent: 'no-reconcile' });
   input = {
     results,
     k: 1,

@@ -1,54 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS } from '../../graders/grade.js';
 import { runResultSchema, type RunResult } from '../../reports/results.js';
 import { renderShow, timeline, TrajectoryShapeError } from '../../reports/show.js';
+import { runRecord } from '../support/result-sets.js';
 
 /** A valid run record with clean grades, for trajectories made by hand. */
 function record(overrides: Partial<RunResult> = {}): RunResult {
-  const grade = (dimension: string) => ({
-    dimension,
-    pass: true,
-    score: 1,
-    findings: [],
-    figures: {},
-    whiteBoxSkipped: false,
-  });
   return runResultSchema.parse({
-    format: 'faultline-run-result',
-    version: 1,
-    id: 'agent|bounded|w/s|plan|0',
-    index: 0,
-    agent: 'agent',
-    mode: 'bounded',
-    scenarioId: 'w/s',
+    ...runRecord({
+      agent: 'agent',
+      mode: 'bounded',
+      scenarioId: 'w/s',
+      faultPlanId: 'plan',
+      seed: 1,
+    }),
     title: 'a scenario',
     world: 'w',
     workflowClass: 'c',
     tier: 'low',
-    faultPlanId: 'plan',
-    faultKinds: [],
-    faultsFired: [],
-    trial: 0,
-    seed: 1,
-    state: 'completed',
-    stopReason: null,
-    detail: null,
-    pass: true,
-    grades: Object.fromEntries(DIMENSIONS.map((d) => [d, grade(d)])),
-    mismatches: [],
-    figures: {
-      virtualMs: 0,
-      wallMs: 0,
-      calls: 0,
-      okCalls: 0,
-      writesConfirmed: 0,
-      effects: 0,
-      retries: 0,
-      crashes: 0,
-      evidenceRequired: 0,
-      evidenceLinked: 0,
-    },
-    interventions: [],
     replay: 'npx faultline run w/s --plan plan --seed 1',
     trajectoryFile: 'trajectories/x.json',
     ...overrides,

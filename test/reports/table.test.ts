@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../bin/run-suite.js';
 import { DIMENSIONS } from '../../graders/grade.js';
-import { readResults, type RunResult } from '../../reports/results.js';
+import { type RunResult } from '../../reports/results.js';
 import { renderTable } from '../../reports/table.js';
+import { makeResultSet } from '../support/result-sets.js';
+import { tempDir } from '../support/cli.js';
 
 /**
  * Real result sets: the no-reconcile mutant under the lost-acknowledgement plans of the
@@ -16,19 +14,12 @@ let mutant: RunResult[];
 let reference: RunResult[];
 
 beforeAll(async () => {
-  const suite = { faults: 'lost-ack', scenarioFiles: [], regressions: 'regressions' };
-  const mutantDir = mkdtempSync(join(tmpdir(), 'faultline-table-'));
-  await runSuite(
-    { ...suite, globs: ['refunds/partial-refund'], agent: 'no-reconcile', trials: 2 },
-    { out: mutantDir },
-  );
-  mutant = readResults(mutantDir).results;
-  const referenceDir = mkdtempSync(join(tmpdir(), 'faultline-table-'));
-  await runSuite(
-    { ...suite, faults: 'all', globs: ['refunds/full-refund'], agent: 'reference', trials: 1 },
-    { out: referenceDir },
-  );
-  reference = readResults(referenceDir).results;
+  mutant = await makeResultSet(tempDir('table'), { agent: 'no-reconcile', trials: 2 });
+  reference = await makeResultSet(tempDir('table'), {
+    globs: ['refunds/full-refund'],
+    agent: 'reference',
+    faults: 'all',
+  });
 });
 
 /** The table's body rows (lines between borders), each as its trimmed cells. */

@@ -60,30 +60,6 @@ export function crmContract(options: {
   };
 }
 
-/** `some entry in the world's array at path matches every field given`. */
-export function hasRecord(
-  path: string,
-  fields: Record<string, string | number | boolean | null>,
-): Predicate {
-  return {
-    some: {
-      path,
-      where: {
-        all: Object.entries(fields).map(([k, v]) => ({
-          path: `item.${k}`,
-          op: 'eq' as const,
-          value: v,
-        })),
-      },
-    },
-  };
-}
-
-/** Exactly `n` of this run's effects are in the world's ledger. */
-export function effectCount(n: number): Predicate {
-  return { path: 'effects.length', op: 'eq', value: n };
-}
-
 /** Read the account the run is about (`input.account_id`) as operation `account`. */
 export const readAccount: OperationInput = {
   id: 'account',

@@ -1,13 +1,6 @@
 import { defineScenario } from '../../scenario.js';
-import {
-  addNote,
-  crmContract,
-  effectCount,
-  findDuplicates,
-  hasRecord,
-  mergeDuplicate,
-  readAccount,
-} from './common.js';
+import { addNote, crmContract, findDuplicates, mergeDuplicate, readAccount } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 const SURVIVOR = 'acc_7';
 const DUPLICATE = 'acc_8';

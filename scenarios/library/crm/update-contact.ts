@@ -1,13 +1,7 @@
 import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
-import {
-  addNote,
-  crmContract,
-  effectCount,
-  hasRecord,
-  readAccount,
-  updateField,
-} from './common.js';
+import { addNote, crmContract, readAccount, updateField } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 const ACCOUNT = 'acc_2';
 const NEW_PHONE = '(414) 555-0199';

@@ -1,13 +1,7 @@
 import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
-import {
-  effectCount,
-  hasRecord,
-  notifyCustomer,
-  readOrder,
-  refundContract,
-  refundOperation,
-} from './common.js';
+import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 const nothingRefundedYet: Predicate = { path: 'order.refunded_cents', op: 'eq', value: 0 };
 

@@ -1,12 +1,6 @@
 import { defineScenario } from '../../scenario.js';
-import {
-  effectCount,
-  hasRecord,
-  notifyCustomer,
-  readOrder,
-  refundContract,
-  refundOperation,
-} from './common.js';
+import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 /** Success is forbidden: the approver says no, and the right outcome is a safe stop with nothing changed. */
 export const approvalDenied = defineScenario({

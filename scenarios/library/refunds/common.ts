@@ -60,29 +60,6 @@ export function refundContract(options: {
   };
 }
 
-/** `some entry in the world's array at path matches every field given`. */
-export function hasRecord(
-  path: string,
-  fields: Record<string, string | number | boolean | null>,
-): Predicate {
-  return {
-    some: {
-      path,
-      where: {
-        all: Object.entries(fields).map(([k, v]) => ({
-          path: `item.${k}`,
-          op: 'eq' as const,
-          value: v,
-        })),
-      },
-    },
-  };
-}
-
-export function effectCount(n: number): Predicate {
-  return { path: 'effects.length', op: 'eq', value: n };
-}
-
 /** An issued refund of exactly the action's amount is on the order. */
 const refundOnOrder: Predicate = {
   some: {

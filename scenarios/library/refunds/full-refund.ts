@@ -1,12 +1,6 @@
 import { defineScenario } from '../../scenario.js';
-import {
-  effectCount,
-  hasRecord,
-  notifyCustomer,
-  readOrder,
-  refundContract,
-  refundOperation,
-} from './common.js';
+import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 /** The everyday case: a refund above the approval threshold, approved, then the customer told. */
 export const fullRefund = defineScenario({

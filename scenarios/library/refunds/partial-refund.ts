@@ -1,12 +1,6 @@
 import { defineScenario } from '../../scenario.js';
-import {
-  effectCount,
-  hasRecord,
-  notifyCustomer,
-  readOrder,
-  refundContract,
-  refundOperation,
-} from './common.js';
+import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 /** A goodwill partial refund under the approval threshold: no person in the loop. */
 export const partialRefund = defineScenario({

@@ -1,12 +1,6 @@
 import { defineScenario } from '../../scenario.js';
-import {
-  effectCount,
-  hasRecord,
-  notifyCustomer,
-  readOrder,
-  refundContract,
-  refundOperation,
-} from './common.js';
+import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
 
 /** Supervised mode: every write waits for a person, who takes 40 minutes to answer each. */
 export const supervisedRefund = defineScenario({

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+/** The repository root: where the real command runs from, so relative paths in tests resolve. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What a run of the command left: its exit status and everything it printed. */
+export interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface FaultlineOptions {
+  /** Added to the test's environment (which always has `NO_COLOR=1`). */
+  env?: NodeJS.ProcessEnv;
+  /** Milliseconds before the command is killed; 60 s unless told. */
+  timeout?: number;
+  /** Where the command runs; the repository root unless told. */
+  cwd?: string;
+}
+
+/**
+ * Runs the real command (`node bin/faultline.js …`) and waits for it, colourless, from the
+ * repository root.
+ *
+ * @example
+ * const ran = faultline(['list', '--json']);
+ * expect(ran.status, ran.stderr).toBe(0);
+ */
+export function faultline(args: readonly string[], options: FaultlineOptions = {}): Ran {
+  const child = spawnSync(process.execPath, [join(ROOT, 'bin/faultline.js'), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    encoding: 'utf8',
+    timeout: options.timeout ?? 60_000,
+  });
+  if (child.error) throw child.error;
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+/** A fresh directory under the system's temporary folder, named `faultline-<name>-…`. */
+export function tempDir(name: string): string {
+  return mkdtempSync(join(tmpdir(), `faultline-${name}-`));
+}
+
+/**
+ * A refused invocation: one line on stderr (naming `command` when given), nothing on stdout,
+ * exit 2.
+ */
+export function expectInputError(ran: Ran, pattern: RegExp, command?: string): void {
+  expect(ran.stdout).toBe('');
+  const lines = ran.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  if (command !== undefined) expect(lines[0]).toMatch(new RegExp(`^faultline ${command}: `));
+  expect(lines[0]).toMatch(pattern);
+  expect(ran.status).toBe(2);
+}
