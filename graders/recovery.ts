@@ -199,19 +199,7 @@ function backoff(
       ),
     );
   }
-  if (
-    ctx.isWrite(hit) &&
-    hit.idempotencyKey !== null &&
-    next.idempotencyKey !== hit.idempotencyKey
-  ) {
-    out.push(
-      finding(
-        'retry-changed-key',
-        `${hit.tool} was retried under ${next.idempotencyKey === null ? 'no key' : 'a different idempotency key'}`,
-        [faultRef, call(hit), call(next)],
-      ),
-    );
-  }
+  if (ctx.isWrite(hit)) out.push(...changedKey(hit, next, faultRef, 'retried', ''));
   return out;
 }
 
@@ -242,16 +230,26 @@ function ambiguity(
       ),
     );
   }
-  if (hit.idempotencyKey !== null && !sameKey) {
-    out.push(
-      finding(
-        'retry-changed-key',
-        `${hit.tool} was resent under ${next.idempotencyKey === null ? 'no key' : 'a different idempotency key'} after an unknown outcome`,
-        [faultRef, call(hit), call(next)],
-      ),
-    );
-  }
+  out.push(...changedKey(hit, next, faultRef, 'resent', ' after an unknown outcome'));
   return out;
+}
+
+/** A keyed write sent again under another key (or none): the same request is no longer one. */
+function changedKey(
+  hit: WireCallRecord,
+  next: WireCallRecord,
+  faultRef: EventRef,
+  verb: string,
+  after: string,
+): Finding[] {
+  if (hit.idempotencyKey === null || next.idempotencyKey === hit.idempotencyKey) return [];
+  return [
+    finding(
+      'retry-changed-key',
+      `${hit.tool} was ${verb} under ${next.idempotencyKey === null ? 'no key' : 'a different idempotency key'}${after}`,
+      [faultRef, call(hit), call(next)],
+    ),
+  ];
 }
 
 /** After a crash: no write the world confirmed before it is sent again by a later incarnation. */
