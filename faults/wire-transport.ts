@@ -28,6 +28,8 @@ export interface WireCall {
   /** Virtual time the world received the call. */
   at: number;
   fault: string | null;
+  /** Set on the network's second delivery of a call (a duplicate-delivery fault): that call's id. */
+  echoOf?: string;
   /**
    * What became of the reply: delivered (possibly rewritten by a fault), withheld (lost or
    * never produced), produced by the fault instead of the world, or delivered after the agent
@@ -279,7 +281,7 @@ export class WireFaultTransport implements Transport {
         deliver(entry, forwarded);
         const echoId = `${worldId}#2`;
         // The echo is the network's doing, not a call the agent made: it takes no count of its own.
-        const echo: WireCall = { ...call, callId: echoId, reply: 'pending' };
+        const echo: WireCall = { ...call, callId: echoId, echoOf: worldId, reply: 'pending' };
         this.log.calls.push(echo);
         this.calls.push(echo);
         const echoEntry: Pending = { call: echo, clientId: message.id, drop: true, late: false };

@@ -25,6 +25,10 @@ export interface PlannedFault {
 export interface GradeContext {
   readonly scenario: Scenario;
   readonly trajectory: Trajectory;
+  /**
+   * The calls the agent made, in the order the world saw them. A request the network delivered
+   * twice (`echoOf`) is left out: its effects are still in the ledger, where integrity sees them.
+   */
   readonly calls: readonly WireCallRecord[];
   /** The agent's white-box records, or null when it exposes none. */
   readonly records: AgentRecords | null;
@@ -33,7 +37,10 @@ export interface GradeContext {
   readonly runEffects: Trajectory['ledger'];
   tool(name: string): WorldTool | undefined;
   isWrite(call: WireCallRecord): boolean;
-  /** Position of a call in the trajectory (calls are in the order the world saw them). */
+  /**
+   * Position of a call in {@link calls} (in the order the world saw them); an echo's is the
+   * position of the call it repeats, -1 for an unknown id.
+   */
   position(callId: string): number;
   /**
    * Calls that repeat the previous identical request after it did not come back ok: what the
@@ -59,11 +66,15 @@ export function argsInclude(
 
 export function createContext(scenario: Scenario, trajectory: Trajectory): GradeContext {
   const tools = new Map(trajectory.tools.map((t) => [t.name, t]));
-  const positions = new Map(trajectory.calls.map((c, i) => [c.callId, i]));
+  const calls = trajectory.calls.filter((c) => c.echoOf === undefined);
+  const positions = new Map(calls.map((c, i) => [c.callId, i]));
+  // An echo's effects belong to the request it repeats.
+  for (const c of trajectory.calls)
+    if (c.echoOf !== undefined) positions.set(c.callId, positions.get(c.echoOf) ?? -1);
   const planned = trajectory.faults.planned.map((raw) => faultSchema.parse(raw));
   const retries = new Set<string>();
   const last = new Map<string, WireCallRecord>();
-  for (const call of trajectory.calls) {
+  for (const call of calls) {
     const key = callKey(call);
     const previous = last.get(key);
     if (previous && previous.outcome.type !== 'ok') retries.add(call.callId);
@@ -72,7 +83,7 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
   return {
     scenario,
     trajectory,
-    calls: trajectory.calls,
+    calls,
     retries,
     records: asRecords(trajectory.agentRecords),
     faults: planned.map((fault, index) => ({

@@ -1026,6 +1026,16 @@ export class ReferenceRuntime {
         },
       },
     };
+    // An investigation whose findings ruled out a write it could have made ends with its
+    // answer on record: it decided not to act (the answer "do not" is a result, not a failure).
+    const declined = skipped.filter(
+      (id) => this.blueprint.operations.find((o) => o.id === id)?.kind === 'write',
+    );
+    if (this.contract.decisionBoundary === 'investigate' && declined.length > 0)
+      change.stop = {
+        reason: 'decided-not-to-act',
+        detail: `the findings ruled out ${declined.join(', ')}`,
+      };
     if (this.safeguards.checkpoint)
       change.checkpoint = { boundary: 'verified-outcome', data: { summary } };
     this.commit(change);
@@ -1258,6 +1268,8 @@ export class ReferenceRuntime {
         type: 'run.cancelled',
         operatorAction,
         reason,
+        // What the run had gathered when it was stopped, as a failed or escalated run cites it.
+        evidenceRefs: this.evidence.map((e) => e.id),
         data: { compensationOwed: compensable.map((a) => a.operationId) },
       },
       stop: { reason: 'cancelled', detail: reason },

@@ -469,6 +469,7 @@ function toRecord(call: WireCall, ledger: readonly LedgerEntry[]): WireCallRecor
     approvalToken: call.approvalToken,
     at: call.at,
     fault: call.fault,
+    ...(call.echoOf === undefined ? {} : { echoOf: call.echoOf }),
     effects,
     reply: call.reply,
     outcome,

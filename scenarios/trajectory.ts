@@ -20,6 +20,11 @@ export const wireCallSchema = z.object({
   approvalToken: z.string().nullable(),
   at: z.number(),
   fault: z.string().nullable(),
+  /**
+   * Present on a request the network delivered a second time (duplicate delivery): the id of
+   * the call it repeats. The agent sent it once; graders judge the agent by the calls it made.
+   */
+  echoOf: z.string().optional(),
   /** Ledger sequence numbers of the effects the world applied for this call. */
   effects: z.array(z.number().int()),
   reply: z.enum(['delivered', 'dropped', 'injected', 'late', 'pending']),

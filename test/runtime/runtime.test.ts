@@ -481,6 +481,43 @@ describe('autonomy modes', () => {
   );
 });
 
+describe('decision boundary', () => {
+  /** Refund only when the order still shows at least that much refundable; the findings decide. */
+  function conditional(minimum: number): BlueprintInput {
+    const bp = refundBlueprint(true);
+    const when = { path: 'order.refundable_cents', op: 'gte' as const, value: minimum };
+    return {
+      ...bp,
+      operations: bp.operations.map((op) => (op.kind === 'write' ? { ...op, when } : op)),
+    };
+  }
+
+  it.each([
+    ['investigate', 'the findings rule the writes out', 10_000_000, 'decided-not-to-act', 0],
+    ['investigate', 'the findings call for the writes', 1, null, 2],
+    ['execute', 'a condition skips the writes of a decision already made', 10_000_000, null, 0],
+  ] as const)(
+    '%s, where %s: stop reason %s',
+    async (decisionBoundary, _why, minimum, stopReason, effects) => {
+      const h = refundHarness({ honourKeys: true });
+      const connection = await h.connect();
+      const store = RunStore.open(h.storePath);
+      const outcome = await h.runtime(connection, store).start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract({ decisionBoundary }),
+        blueprint: conditional(minimum),
+      });
+      expect(outcome.state).toBe('completed');
+      expect(outcome.stopReason ?? null).toBe(stopReason);
+      expect(store.getRun('run-1')?.stopReason ?? null).toBe(stopReason);
+      expect(h.world.ledger.entries()).toHaveLength(effects);
+      store.close();
+      await connection.close();
+    },
+  );
+});
+
 describe('cancellation', () => {
   it('is a transition: no new actions, compensation where promised, credential revoked', async () => {
     let polls = 0;

@@ -50,6 +50,7 @@ export const alreadyRefunded = defineScenario({
   },
   expected: {
     state: 'completed',
+    stopReason: 'decided-not-to-act',
     world: {
       all: [hasRecord('world.orders', { order_id: 'ord_5', status: 'refunded' }), effectCount(0)],
     },
