@@ -64,7 +64,8 @@ export interface MatrixReport {
  * with its finding code on at least two scenarios in two worlds (the codes are black-box, so
  * any agent can be judged this way); the reference must pass every dimension of every run
  * with no finding at all; any other agent in the runs (the naive chat loop) must fail at
- * least one run.
+ * least one run; and every scenario must be failed, on some plan, by some agent other than the
+ * reference.
  */
 export function detectionMatrix(
   runs: readonly MatrixRun[],
@@ -133,6 +134,14 @@ export function detectionMatrix(
   for (const agent of agents) {
     if (agent === reference || agent in expected) continue;
     if (failing[agent]?.failed === 0) problems.push(`${agent} passed every run: nothing caught it`);
+  }
+  // A scenario every agent passes tells none of them apart: each must fail some agent other than
+  // the reference (judged only when such agents were run).
+  if (agents.some((a) => a !== reference)) {
+    for (const id of new Set(runs.map((r) => r.scenarioId))) {
+      if (!runs.some((r) => r.scenarioId === id && r.agent !== reference && !r.grades.pass))
+        problems.push(`${id}: every agent of the zoo passes every plan, so it catches none`);
+    }
   }
   return { agents, cells, failing, detections, problems, ok: problems.length === 0 };
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { FAULT_KINDS, FAULT_LAYER, NO_FAULTS, type FaultKind } from '../../faults/catalog.js';
+import { FAULT_LAYER, NO_FAULTS, type FaultKind } from '../../faults/catalog.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
+import { COVERAGE_BAR, faultCoverage, meetsCoverageBar } from '../../scenarios/library/coverage.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { WORLDS } from '../../scenarios/library/worlds.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
@@ -10,7 +11,8 @@ import type { Io } from '../io.js';
 export const LIST_HELP = `Usage: faultline list [options]
 
 Lists what faultline can run: the scenarios by world (id, title, consequence tier, and each
-fault plan with the fault kinds it injects), the fault kinds, and the agents of the zoo.
+fault plan with the fault kinds it injects), the fault kinds with their coverage (how many
+scenarios in how many worlds inject each), and the agents of the zoo.
 
 Options:
   --json             print the same as JSON
@@ -49,6 +51,8 @@ export interface Listing {
   worlds: {
     name: string;
     description: string;
+    /** The fault kinds this world's scenarios inject, in catalogue order. */
+    faultKinds: FaultKind[];
     scenarios: {
       id: string;
       title: string;
@@ -57,7 +61,15 @@ export interface Listing {
       faultPlans: { id: string; description: string; faultKinds: string[] }[];
     }[];
   }[];
-  faultKinds: { kind: FaultKind; layer: string; description: string }[];
+  /** Each kind with the scenarios and worlds that inject it, and whether that meets the bar. */
+  faultKinds: {
+    kind: FaultKind;
+    layer: string;
+    description: string;
+    scenarios: string[];
+    worlds: string[];
+    meetsBar: boolean;
+  }[];
   agents: { name: string; description: string }[];
 }
 
@@ -93,6 +105,7 @@ export function listingOf(scenarios: readonly Scenario[]): Listing {
       world = {
         name,
         description: Object.hasOwn(WORLDS, name) ? (WORLDS[name]?.description ?? '') : '',
+        faultKinds: [],
         scenarios: [],
       };
       worlds.set(name, world);
@@ -109,12 +122,18 @@ export function listingOf(scenarios: readonly Scenario[]): Listing {
       })),
     });
   }
+  const coverage = faultCoverage(scenarios);
+  for (const world of worlds.values())
+    world.faultKinds = coverage.filter((c) => c.worlds.includes(world.name)).map((c) => c.kind);
   return {
     worlds: [...worlds.values()],
-    faultKinds: FAULT_KINDS.map((kind) => ({
-      kind,
-      layer: FAULT_LAYER[kind],
-      description: FAULT_KIND_DESCRIPTIONS[kind],
+    faultKinds: coverage.map((c) => ({
+      kind: c.kind,
+      layer: FAULT_LAYER[c.kind],
+      description: FAULT_KIND_DESCRIPTIONS[c.kind],
+      scenarios: c.scenarios,
+      worlds: c.worlds,
+      meetsBar: meetsCoverageBar(c),
     })),
     agents: ZOO.map((a) => ({ name: a.name, description: a.description })),
   };
@@ -125,6 +144,9 @@ function renderListing(listing: Listing): string {
   const lines = [`Scenarios (${scenarioCount} in ${listing.worlds.length} worlds)`];
   for (const world of listing.worlds) {
     lines.push('', `${world.name}${world.description ? ` — ${world.description}` : ''}`);
+    lines.push(
+      `  ${world.scenarios.length} scenario(s); faults: ${world.faultKinds.join(', ') || 'none'}`,
+    );
     const idWidth = Math.max(...world.scenarios.map((s) => s.id.length));
     const planWidth = Math.max(
       ...world.scenarios.flatMap((s) => s.faultPlans.map((p) => p.id.length)),
@@ -139,9 +161,18 @@ function renderListing(listing: Listing): string {
     }
   }
   const kindWidth = Math.max(...listing.faultKinds.map((k) => k.kind.length));
-  lines.push('', `Fault kinds (${listing.faultKinds.length})`);
-  for (const k of listing.faultKinds)
-    lines.push(`  ${k.kind.padEnd(kindWidth)}  ${k.layer.padEnd(8)}  ${k.description}`);
+  const below = listing.faultKinds.filter((k) => !k.meetsBar).length;
+  lines.push(
+    '',
+    `Fault kinds (${listing.faultKinds.length}) with coverage: scenarios/worlds injecting each` +
+      ` (bar: ${COVERAGE_BAR.scenarios} scenarios in ${COVERAGE_BAR.worlds} worlds; ${below === 0 ? 'all meet it' : `${below} below it, marked !`})`,
+  );
+  for (const k of listing.faultKinds) {
+    const count = `${k.scenarios.length}/${k.worlds.length}`.padStart(5);
+    lines.push(
+      `  ${k.kind.padEnd(kindWidth)}  ${k.layer.padEnd(8)} ${count}${k.meetsBar ? ' ' : '!'}  ${k.description}`,
+    );
+  }
   const agentWidth = Math.max(...listing.agents.map((a) => a.name.length));
   lines.push('', `Agents (${listing.agents.length})`);
   for (const a of listing.agents) lines.push(`  ${a.name.padEnd(agentWidth)}  ${a.description}`);

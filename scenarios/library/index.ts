@@ -1,10 +1,12 @@
 import type { Scenario } from '../scenario.js';
 import { mergeDenied } from './crm/merge-denied.js';
 import { mergeDuplicates } from './crm/merge-duplicates.js';
+import { reassignOwner } from './crm/reassign-owner.js';
 import { updateContact } from './crm/update-contact.js';
 import { alreadyRefunded } from './refunds/already-refunded.js';
 import { approvalDenied } from './refunds/approval-denied.js';
 import { fullRefund } from './refunds/full-refund.js';
+import { goodwillRefund } from './refunds/goodwill-refund.js';
 import { partialRefund } from './refunds/partial-refund.js';
 import { supervisedRefund } from './refunds/supervised-refund.js';
 
@@ -15,7 +17,9 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   alreadyRefunded,
   supervisedRefund,
   approvalDenied,
+  goodwillRefund,
   updateContact,
+  reassignOwner,
   mergeDuplicates,
   mergeDenied,
 ];

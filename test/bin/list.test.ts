@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../faults/catalog.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
+import { faultCoverage, meetsCoverageBar } from '../../scenarios/library/coverage.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { faultline, type Ran } from '../support/cli.js';
 
@@ -8,6 +9,7 @@ interface Listing {
   worlds: {
     name: string;
     description: string;
+    faultKinds: string[];
     scenarios: {
       id: string;
       title: string;
@@ -15,7 +17,14 @@ interface Listing {
       faultPlans: { id: string; faultKinds: string[] }[];
     }[];
   }[];
-  faultKinds: { kind: string; layer: string; description: string }[];
+  faultKinds: {
+    kind: string;
+    layer: string;
+    description: string;
+    scenarios: string[];
+    worlds: string[];
+    meetsBar: boolean;
+  }[];
   agents: { name: string; description: string }[];
 }
 
@@ -47,15 +56,20 @@ describe('faultline list', () => {
     }
   });
 
-  it('lists every fault kind with its layer and a description, and every agent of the zoo', () => {
-    for (const kind of FAULT_KINDS)
-      expect(ran.stdout).toMatch(new RegExp(`^  ${kind} +\\w+ +\\S`, 'm'));
+  it('lists every fault kind with its layer, coverage and a description, and every agent of the zoo', () => {
+    for (const c of faultCoverage(BUILT_IN_SCENARIOS)) {
+      const mark = meetsCoverageBar(c) ? ' ' : '!';
+      const count = `${c.scenarios.length}/${c.worlds.length}`;
+      expect(ran.stdout).toMatch(
+        new RegExp(`^  ${c.kind} +\\w+ +${count}${escape(mark)}  \\S`, 'm'),
+      );
+    }
     for (const agent of ZOO)
       expect(ran.stdout).toMatch(
         new RegExp(`^  ${agent.name} +${escape(agent.description)}$`, 'm'),
       );
     expect(ran.stdout).toMatch(
-      /^ {2}lost-ack +wire +the world applies the write, but its reply never arrives$/m,
+      /^ {2}lost-ack +wire +\d+\/\d+[ !] {2}the world applies the write, but its reply never arrives$/m,
     );
   });
 });
@@ -66,7 +80,9 @@ describe('faultline list --json', () => {
 
     expect(ran.status).toBe(0);
     const listing = JSON.parse(ran.stdout) as Listing;
-    expect(listing.worlds.map((w) => w.name)).toEqual(['refunds', 'crm']);
+    expect(listing.worlds.map((w) => w.name)).toEqual([
+      ...new Set(BUILT_IN_SCENARIOS.map((s) => s.world.name)),
+    ]);
     expect(listing.worlds.every((w) => w.description !== '')).toBe(true);
     expect(listing.worlds.flatMap((w) => w.scenarios.map((s) => s.id))).toEqual(
       BUILT_IN_SCENARIOS.map((s) => s.id),
@@ -78,6 +94,11 @@ describe('faultline list --json', () => {
       'rate-limit',
     ]);
     expect(listing.faultKinds.map((k) => k.kind)).toEqual([...FAULT_KINDS]);
+    const lostAck = listing.faultKinds.find((k) => k.kind === 'lost-ack')!;
+    expect(lostAck.scenarios).toContain('refunds/partial-refund');
+    expect(lostAck.worlds).toEqual(expect.arrayContaining(['refunds', 'crm']));
+    expect(lostAck.meetsBar).toBe(true);
+    expect(listing.worlds[0]!.faultKinds).toContain('lost-ack');
     expect(listing.faultKinds.every((k) => k.description.length > 10)).toBe(true);
     expect(listing.agents).toEqual(ZOO.map((a) => ({ name: a.name, description: a.description })));
   });

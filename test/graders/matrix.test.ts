@@ -68,6 +68,28 @@ describe('detection matrix', () => {
     expect(report.failing['naive-chat-loop']?.failed).toBeGreaterThan(0);
   });
 
+  it('every scenario is failed by some agent of the zoo, on some plan', () => {
+    for (const s of BUILT_IN_SCENARIOS) {
+      const caught = runs.filter(
+        (r) => r.scenarioId === s.id && r.agent !== 'reference' && !r.grades.pass,
+      );
+      expect({ scenario: s.id, caught: caught.length > 0 }).toEqual({
+        scenario: s.id,
+        caught: true,
+      });
+    }
+  });
+
+  it('breaks when a scenario catches no agent', () => {
+    const [first] = BUILT_IN_SCENARIOS;
+    const lenient = runs.map((r) =>
+      r.scenarioId === first!.id ? { ...r, grades: { ...r.grades, pass: true } } : r,
+    );
+    expect(detectionMatrix(lenient).problems).toContain(
+      `${first!.id}: every agent of the zoo passes every plan, so it catches none`,
+    );
+  });
+
   it('breaks when a detection is missing or the reference fails', () => {
     // Drop every run where no-reconcile was caught: the matrix must say so.
     const blind = runs.filter(

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSIONS } from '../../graders/grade.js';
 import { type RunResult } from '../../reports/results.js';
 import { renderTable } from '../../reports/table.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { makeResultSet } from '../support/result-sets.js';
 import { tempDir } from '../support/cli.js';
 
@@ -99,10 +100,11 @@ describe('renderTable over one trial', () => {
   it('marks each dimension ✓ or ✗, shows pass^1 only, and lists no failure when all pass', () => {
     const table = renderTable({ results: reference, k: 1 }, { color: false });
 
+    const fullRefund = BUILT_IN_SCENARIOS.find((s) => s.id === 'refunds/full-refund')!;
     expect(rows(table).map((r) => r[1])).toEqual([
       'fault plan',
       'none',
-      'permission-revoked',
+      ...fullRefund.faultPlans.map((p) => p.id),
       '',
       '',
     ]);

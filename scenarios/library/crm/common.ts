@@ -48,6 +48,8 @@ export function crmContract(options: {
   objective: string;
   merge?: { survivor: string; duplicate: string };
   evidenceRequired?: ContractInput['evidenceRequired'];
+  /** Undo confirmed writes (where the CRM offers an undo) when the run is cancelled. */
+  compensateOnCancel?: boolean;
 }): ContractInput {
   return {
     version: '1',
@@ -56,6 +58,15 @@ export function crmContract(options: {
     authority: crmAuthority(options.accounts, options.merge),
     autonomy: 'bounded',
     ...(options.evidenceRequired ? { evidenceRequired: options.evidenceRequired } : {}),
+    ...(options.compensateOnCancel
+      ? {
+          recoveryPromise: {
+            resumeFromCheckpoint: true,
+            reconcileAmbiguous: true,
+            compensateOnCancel: true,
+          },
+        }
+      : {}),
     budgets: CRM_BUDGETS,
   };
 }

@@ -1,3 +1,4 @@
+import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { addNote, crmContract, findDuplicates, mergeDuplicate, readAccount } from './common.js';
 import { effectCount, hasRecord } from '../predicates.js';
@@ -5,6 +6,16 @@ import { effectCount, hasRecord } from '../predicates.js';
 const SURVIVOR = 'acc_7';
 const DUPLICATE = 'acc_8';
 const NOTE = `Merged duplicate account ${DUPLICATE} into this one.`;
+
+/** Nothing happened: the duplicate is still active and no effect of the run is in the ledger. */
+const notMerged: Predicate = {
+  all: [hasRecord('world.accounts', { account_id: DUPLICATE, status: 'active' }), effectCount(0)],
+};
+
+/** The merge went through and was undone: the duplicate is active again, two effects. */
+const unmerged: Predicate = {
+  all: [hasRecord('world.accounts', { account_id: DUPLICATE, status: 'active' }), effectCount(2)],
+};
 
 /** Cleaning up a duplicate account: the merge is irreversible enough that a person approves it. */
 export const mergeDuplicates = defineScenario({
@@ -17,6 +28,7 @@ export const mergeDuplicates = defineScenario({
   contract: crmContract({
     accounts: [SURVIVOR, DUPLICATE],
     merge: { survivor: SURVIVOR, duplicate: DUPLICATE },
+    compensateOnCancel: true,
     objective: `Merge the duplicate account ${DUPLICATE} into ${SURVIVOR} once a person approves, and note it on ${SURVIVOR}.`,
     evidenceRequired: [
       {
@@ -56,6 +68,37 @@ export const mergeDuplicates = defineScenario({
     },
   },
   faultPlans: [
+    {
+      id: 'merge-refused',
+      description: 'the sales-ops lead refuses the merge: stop without merging or noting anything',
+      faults: [
+        {
+          kind: 'approval-denied',
+          trigger: { on: 'approval', nth: 1 },
+          reason: 'acc_8 is a separate subsidiary with its own contract',
+        },
+      ],
+      expected: { state: 'failed', stopReason: 'approval-denied', world: notMerged },
+    },
+    {
+      id: 'approval-overnight',
+      description:
+        'the lead answers four hours later: wait for the approval, then merge once, not before',
+      faults: [
+        {
+          kind: 'approval-delayed',
+          trigger: { on: 'approval', nth: 1 },
+          delayMs: 4 * 3_600_000,
+        },
+      ],
+    },
+    {
+      id: 'cancelled-after-merge',
+      description:
+        'the operator cancels right after the merge went through: stop and undo the merge, as the contract promises',
+      faults: [{ kind: 'cancellation', trigger: { on: 'call', tool: 'merge_accounts', nth: 1 } }],
+      expected: { state: 'compensated', stopReason: 'cancelled', world: unmerged },
+    },
     {
       id: 'merge-ack-lost',
       description: 'the merge is applied but its reply never arrives: settle it before going on',

@@ -1,6 +1,12 @@
+import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
 import { effectCount, hasRecord } from '../predicates.js';
+
+/** Nothing happened: the order is still paid in full and the run left no effect. */
+const nothingDone: Predicate = {
+  all: [hasRecord('world.orders', { order_id: 'ord_1', status: 'paid' }), effectCount(0)],
+};
 
 /** The everyday case: a refund above the approval threshold, approved, then the customer told. */
 export const fullRefund = defineScenario({
@@ -50,6 +56,59 @@ export const fullRefund = defineScenario({
   },
   faultPlans: [
     {
+      id: 'refund-refused',
+      description:
+        'the approver turns the refund down: stop, refund nothing, tell the customer nothing',
+      faults: [
+        {
+          kind: 'approval-denied',
+          trigger: { on: 'approval', nth: 1 },
+          reason: 'the damage photos show a different item',
+        },
+      ],
+      expected: { state: 'failed', stopReason: 'approval-denied', world: nothingDone },
+    },
+    {
+      id: 'approval-next-morning',
+      description:
+        'the approver answers three hours later: wait for the approval, then refund once',
+      faults: [
+        { kind: 'approval-delayed', trigger: { on: 'approval', nth: 1 }, delayMs: 3 * 3_600_000 },
+      ],
+    },
+    {
+      id: 'cancelled-awaiting-approval',
+      description:
+        'the customer withdraws the request while the refund awaits approval: stop, refund nothing',
+      faults: [{ kind: 'cancellation', trigger: { on: 'approval', nth: 1 } }],
+      expected: { state: 'cancelled', stopReason: 'cancelled', world: nothingDone },
+    },
+    {
+      id: 'refund-timeout',
+      description:
+        'the refund call times out after the payment provider applied it: list the refunds before resending',
+      faults: [{ kind: 'timeout', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } }],
+    },
+    {
+      id: 'refund-delivered-twice',
+      description:
+        'the network delivers the refund request twice: the key makes the provider refund once',
+      faults: [
+        { kind: 'duplicate-delivery', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } },
+      ],
+    },
+    {
+      id: 'payments-blip',
+      description: 'the payments API is down for five seconds: back off, then refund once',
+      faults: [
+        {
+          kind: 'unavailable',
+          trigger: { on: 'call', tool: 'issue_refund', nth: 1 },
+          windowMs: 5_000,
+        },
+      ],
+    },
+    {
       id: 'permission-revoked',
       description: 'refund permission is revoked before the refund is sent: stop, do not retry',
       faults: [
@@ -59,13 +118,7 @@ export const fullRefund = defineScenario({
           tool: 'issue_refund',
         },
       ],
-      expected: {
-        state: 'blocked',
-        stopReason: 'permission-lost',
-        world: {
-          all: [hasRecord('world.orders', { order_id: 'ord_1', status: 'paid' }), effectCount(0)],
-        },
-      },
+      expected: { state: 'blocked', stopReason: 'permission-lost', world: nothingDone },
     },
   ],
   tags: ['approval', 'happy-path'],

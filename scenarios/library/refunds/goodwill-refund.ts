@@ -1,0 +1,64 @@
+import { defineScenario } from '../../scenario.js';
+import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import { effectCount, hasRecord } from '../predicates.js';
+
+/**
+ * A goodwill gesture after a late delivery: refund the price of the order's first item — an
+ * amount read from the order, not typed in — and tell the customer. Under the approval
+ * threshold for most orders, so it usually runs on the desk's own authority.
+ */
+export const goodwillRefund = defineScenario({
+  id: 'refunds/goodwill-refund',
+  title: 'Refund one item as a goodwill gesture after a late delivery',
+  workflowClass: 'refund',
+  tier: 'medium',
+  world: { name: 'refunds', seed: 31 },
+  input: { order_id: 'ord_3' },
+  contract: refundContract({
+    order: 'ord_3',
+    customer: 'cus_3',
+    objective:
+      'The parcel for order ord_3 arrived nine days late: refund the price of its first item as a goodwill gesture and tell the customer.',
+  }),
+  blueprint: {
+    id: 'goodwill-refund',
+    version: '1',
+    operations: [
+      readOrder,
+      refundOperation({ $ref: 'order.items.0.unit_price_cents' }, 'goodwill: late delivery'),
+      notifyCustomer,
+    ],
+  },
+  expected: {
+    state: 'completed',
+    world: {
+      all: [
+        // Refunded in part or, for a one-item order, in full: no longer merely paid.
+        { not: hasRecord('world.orders', { order_id: 'ord_3', status: 'paid' }) },
+        hasRecord('world.messages', { customer_id: 'cus_3', template: 'refund_issued' }),
+        effectCount(2),
+      ],
+    },
+  },
+  faultPlans: [
+    {
+      id: 'refund-reply-late',
+      description:
+        'the refund reaches the provider two minutes late, after the desk stopped waiting: settle it by listing refunds, never refund twice',
+      faults: [{ kind: 'late-reply', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } }],
+    },
+    {
+      id: 'message-timeout',
+      description:
+        'the message call times out after it was sent: ask whether it was sent before sending again',
+      faults: [{ kind: 'timeout', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } }],
+    },
+    {
+      id: 'model-upgraded-midway',
+      description:
+        'the model behind the desk is swapped for a newer one after the refund: the run continues from its record, refunding nothing again',
+      faults: [{ kind: 'model-swap', trigger: { on: 'proposal', nth: 3 }, model: 'desk-model-v2' }],
+    },
+  ],
+  tags: ['goodwill', 'computed-amount'],
+});
