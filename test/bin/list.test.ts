@@ -66,7 +66,9 @@ describe('faultline list --json', () => {
 
     expect(ran.status).toBe(0);
     const listing = JSON.parse(ran.stdout) as Listing;
-    expect(listing.worlds.map((w) => w.name)).toEqual(['refunds', 'crm']);
+    expect(listing.worlds.map((w) => w.name)).toEqual([
+      ...new Set(BUILT_IN_SCENARIOS.map((s) => s.world.name)),
+    ]);
     expect(listing.worlds.every((w) => w.description !== '')).toBe(true);
     expect(listing.worlds.flatMap((w) => w.scenarios.map((s) => s.id))).toEqual(
       BUILT_IN_SCENARIOS.map((s) => s.id),
