@@ -3,6 +3,7 @@ import { mergeDenied } from './crm/merge-denied.js';
 import { mergeDuplicates } from './crm/merge-duplicates.js';
 import { reassignOwner } from './crm/reassign-owner.js';
 import { updateContact } from './crm/update-contact.js';
+import { EXPENSES_SCENARIOS } from './expenses/index.js';
 import { alreadyRefunded } from './refunds/already-refunded.js';
 import { approvalDenied } from './refunds/approval-denied.js';
 import { fullRefund } from './refunds/full-refund.js';
@@ -22,4 +23,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   reassignOwner,
   mergeDuplicates,
   mergeDenied,
+  ...EXPENSES_SCENARIOS,
 ];

@@ -1,6 +1,7 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
+import { ExpensesWorld } from '../worlds/expenses/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
 
 export interface WorldFactory {
@@ -19,5 +20,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Sales-ops CRM: account updates with version checks and idempotency keys, duplicate merges with approvals, notes without keys.',
     create: (options) => new CrmWorld(options),
+  },
+  expenses: {
+    description:
+      'Finance ops: expense claims with receipts, policy checks, controller sign-off with delegation, ACH payouts with idempotency keys and recalls.',
+    create: (options) => new ExpensesWorld(options),
   },
 };
