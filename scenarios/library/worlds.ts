@@ -2,6 +2,7 @@ import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
+import { TicketsWorld } from '../worlds/tickets/world.js';
 
 export interface WorldFactory {
   readonly description: string;
@@ -19,5 +20,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Sales-ops CRM: account updates with version checks and idempotency keys, duplicate merges with approvals, notes without keys.',
     create: (options) => new CrmWorld(options),
+  },
+  tickets: {
+    description:
+      'Helpdesk ticket routing: a queue with SLA deadlines, a rate-limited assignment API with idempotency keys, priority changes with approvals, escalations, notes and replies without keys, customer text that may carry hostile instructions.',
+    create: (options) => new TicketsWorld(options),
   },
 };
