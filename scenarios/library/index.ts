@@ -7,6 +7,7 @@ import { approvalDenied } from './refunds/approval-denied.js';
 import { fullRefund } from './refunds/full-refund.js';
 import { partialRefund } from './refunds/partial-refund.js';
 import { supervisedRefund } from './refunds/supervised-refund.js';
+import { TICKETS_SCENARIOS } from './tickets/index.js';
 
 /** The built-in suite, in the order `faultline run` runs it. */
 export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
@@ -18,4 +19,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   updateContact,
   mergeDuplicates,
   mergeDenied,
+  ...TICKETS_SCENARIOS,
 ];
