@@ -10,6 +10,7 @@ import { fullRefund } from './refunds/full-refund.js';
 import { goodwillRefund } from './refunds/goodwill-refund.js';
 import { partialRefund } from './refunds/partial-refund.js';
 import { supervisedRefund } from './refunds/supervised-refund.js';
+import { TICKETS_SCENARIOS } from './tickets/index.js';
 
 /** The built-in suite, in the order `faultline run` runs it. */
 export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
@@ -24,4 +25,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   mergeDuplicates,
   mergeDenied,
   ...EXPENSES_SCENARIOS,
+  ...TICKETS_SCENARIOS,
 ];

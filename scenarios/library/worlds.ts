@@ -3,6 +3,7 @@ import type { World } from '../world/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
 import { ExpensesWorld } from '../worlds/expenses/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
+import { TicketsWorld } from '../worlds/tickets/world.js';
 
 export interface WorldFactory {
   readonly description: string;
@@ -25,5 +26,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Finance ops: expense claims with receipts, policy checks, controller sign-off with delegation, ACH payouts with idempotency keys and recalls.',
     create: (options) => new ExpensesWorld(options),
+  },
+  tickets: {
+    description:
+      'Helpdesk ticket routing: a queue with SLA deadlines, a rate-limited assignment API with idempotency keys, priority changes with approvals, escalations, notes and replies without keys, customer text that may carry hostile instructions.',
+    create: (options) => new TicketsWorld(options),
   },
 };

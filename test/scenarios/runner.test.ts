@@ -117,55 +117,6 @@ describe('runScenario on the built-in suite', () => {
       effects: 0,
       virtualMs: HOUR,
     },
-    'expenses/team-lunch': {
-      state: 'completed',
-      stopReason: null,
-      writes: 2,
-      effects: 2,
-      virtualMs: 0,
-    },
-    'expenses/controller-sign-off': {
-      state: 'completed',
-      stopReason: null,
-      writes: 2,
-      effects: 2,
-      virtualMs: 2 * HOUR,
-    },
-    'expenses/amended-claim': {
-      state: 'completed',
-      stopReason: null,
-      writes: 2,
-      effects: 2,
-      virtualMs: 0,
-    },
-    'expenses/over-policy-dinner': {
-      state: 'failed',
-      stopReason: 'precondition-unsatisfiable',
-      writes: 0,
-      effects: 0,
-      virtualMs: 0,
-    },
-    'expenses/withdrawn-claim': {
-      state: 'completed',
-      stopReason: null,
-      writes: 2,
-      effects: 2,
-      virtualMs: HOUR,
-    },
-    'expenses/deputy-sign-off': {
-      state: 'completed',
-      stopReason: null,
-      writes: 2,
-      effects: 2,
-      virtualMs: 3 * HOUR,
-    },
-    'expenses/duplicate-claim': {
-      state: 'completed',
-      stopReason: null,
-      writes: 0,
-      effects: 0,
-      virtualMs: 0,
-    },
   };
 
   // Spot checks of what the runner reports, on the first worlds' scenarios; that every built-in
