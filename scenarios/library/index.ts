@@ -2,6 +2,7 @@ import type { Scenario } from '../scenario.js';
 import { mergeDenied } from './crm/merge-denied.js';
 import { mergeDuplicates } from './crm/merge-duplicates.js';
 import { updateContact } from './crm/update-contact.js';
+import { NOTIFICATIONS_SCENARIOS } from './notifications/index.js';
 import { alreadyRefunded } from './refunds/already-refunded.js';
 import { approvalDenied } from './refunds/approval-denied.js';
 import { fullRefund } from './refunds/full-refund.js';
@@ -18,4 +19,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   updateContact,
   mergeDuplicates,
   mergeDenied,
+  ...NOTIFICATIONS_SCENARIOS,
 ];

@@ -1,6 +1,7 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
+import { NotificationsWorld } from '../worlds/notifications/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
 
 export interface WorldFactory {
@@ -19,5 +20,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Sales-ops CRM: account updates with version checks and idempotency keys, duplicate merges with approvals, notes without keys.',
     create: (options) => new CrmWorld(options),
+  },
+  notifications: {
+    description:
+      'Customer notifications (email and SMS) with no idempotency keys: a "was it sent?" query, consent, quiet hours, a daily cap, bulk sends with approvals.',
+    create: (options) => new NotificationsWorld(options),
   },
 };
