@@ -101,6 +101,17 @@ export const overdueInvoices = defineScenario({
       ],
     },
     {
+      id: 'crash-after-saved',
+      description:
+        'the process dies right after the confirmed send is saved: resume from the checkpoint, do not send the batch again',
+      faults: [
+        {
+          kind: 'crash',
+          trigger: { on: 'probe', probe: 'after-result-saved', operation: 'notice' },
+        },
+      ],
+    },
+    {
       id: 'mailer-blip',
       description:
         'the provider fails the batch once with a transient error (nothing was queued): back off, then send',

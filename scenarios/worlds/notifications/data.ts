@@ -120,7 +120,7 @@ const OPT_OUTS: Readonly<Record<string, { channel: Channel; source: string }>> =
 const OVERDUE = new Set(['cus_4', 'cus_9', 'cus_11']);
 const VISITS: Readonly<Record<string, { start: string; window: string }>> = {
   cus_3: { start: '2025-03-15T10:00:00.000Z', window: '10:00–12:00' },
-  cus_8: { start: '2025-03-15T13:00:00.000Z', window: '13:00–15:00' },
+  cus_10: { start: '2025-03-15T13:00:00.000Z', window: '13:00–15:00' },
 };
 const SECURITY_EVENT_FOR = 'cus_2';
 /** The password change on `cus_2`'s account that security notices name. */
@@ -184,6 +184,14 @@ const TEMPLATES: readonly Omit<Template, 'updated_by' | 'updated_at'>[] = [
     body: '{{brand}}: reminder, your technician visit is tomorrow {{visit_window}} ({{ref}}). Reply C to cancel, STOP to opt out.',
   },
   {
+    template_id: 'tpl_visit_reminder_email',
+    channel: 'email',
+    name: 'Technician visit reminder (email)',
+    category: 'service',
+    subject: 'Your {{brand}} technician visit tomorrow',
+    body: 'Hi {{first_name}}, a reminder that our technician visits you tomorrow, {{visit_window}} ({{ref}}). Someone over 18 needs to be home. To move the visit, reply to this email. — {{brand}}',
+  },
+  {
     template_id: 'tpl_invoice_overdue',
     channel: 'email',
     name: 'Invoice overdue',
@@ -198,7 +206,7 @@ const TEMPLATES: readonly Omit<Template, 'updated_by' | 'updated_at'>[] = [
  * data, byte for byte. The shape is the same for every seed — twelve customers `cus_1`…`cus_12`
  * (seven in Riverside, three in Hillcrest, two in Old Town); `cus_5` and `cus_10` replied STOP
  * to texts, `cus_6` unsubscribed from email; `cus_4`, `cus_9` and `cus_11` have an overdue
- * invoice; `cus_3` and `cus_8` a technician visit tomorrow; `cus_2` a password change; incident
+ * invoice; `cus_3` and `cus_10` a technician visit tomorrow; `cus_2` a password change; incident
  * `inc_2041` (Riverside, ongoing) and `inc_2038` (Hillcrest, ongoing) — so scenarios can name
  * them; names, contact details, amounts and times vary with the seed. Uses a private Faker
  * instance so nothing else that draws from faker can shift the sequence.

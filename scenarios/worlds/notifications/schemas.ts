@@ -8,7 +8,8 @@ import { z } from 'zod';
  */
 export const channelSchema = z.enum(['email', 'sms']);
 export const serviceAreaSchema = z.enum(['Riverside', 'Hillcrest', 'Old Town']);
-export const messageStatusSchema = z.enum(['scheduled', 'sent', 'cancelled']);
+/** `bounced`: accepted, then refused by the recipient's mail server — the customer never got it. */
+export const messageStatusSchema = z.enum(['scheduled', 'sent', 'bounced', 'cancelled']);
 
 export const consentSchema = z.object({
   recipient_id: z.string(),
@@ -154,9 +155,9 @@ export const findSentInput = z.object({
   channel: channelSchema.optional(),
 });
 export const findSentOutput = z.object({
-  /** True when at least one matching message was accepted and not cancelled. */
+  /** True when at least one matching message went or goes out: not cancelled, not bounced. */
   sent: z.boolean(),
-  /** Matching messages not cancelled. */
+  /** Matching messages that went or go out: not cancelled, not bounced. */
   count: z.number().int(),
   messages: z.array(messageSchema),
 });

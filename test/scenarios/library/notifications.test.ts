@@ -109,6 +109,14 @@ const CAUGHT: readonly [scenario: string, plan: string, agent: string, finding: 
   ['visit-reminder', 'throttled-into-quiet-hours', 'blind-retry', 'recovery:rate-limit-ignored'],
   ['overdue-invoices', 'paid-meanwhile', 'stale-write', 'outcome:claimed-success-not-in-world'],
   ['overdue-invoices', 'crash-after-send', 'no-checkpoint', 'integrity:duplicate-effect'],
+  ['overdue-invoices', 'crash-after-saved', 'no-checkpoint', 'recovery:confirmed-step-redone'],
+  [
+    'visit-reminder-fallback',
+    'mailbox-closed',
+    'unverified-finish',
+    'outcome:claimed-success-not-in-world',
+  ],
+  ['visit-reminder-fallback', 'none', 'naive-chat-loop', 'outcome:claimed-success-not-in-world'],
   ['outage-already-notified', 'none', 'naive-chat-loop', 'integrity:duplicate-effect'],
   ['maintenance-denied', 'none', 'skips-approval', 'policy:approval-missing'],
 ];

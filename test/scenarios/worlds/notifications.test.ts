@@ -174,7 +174,7 @@ describe('generateNotificationsData', () => {
     expect(ids((r) => r.overdue_invoice !== null)).toEqual(['cus_4', 'cus_9', 'cus_11']);
     expect(
       recipients.flatMap((r) => (r.appointment ? [r.appointment.appointment_id] : [])),
-    ).toEqual(['apt_3102', 'apt_3107']);
+    ).toEqual(['apt_3102', 'apt_3109']);
     expect(ids((r) => r.security_event !== null)).toEqual(['cus_2']);
     expect(recipients[1]?.security_event?.event_id).toBe(SECURITY_EVENT_ID);
     for (const r of recipients) {
@@ -634,7 +634,12 @@ describe('NotificationsWorld', () => {
       const f = await setup();
 
       expect(f.world.faultSupport()).toEqual({
-        staleChanges: ['consent-withdrawn', 'invoice-paid', 'notice-sent-elsewhere'],
+        staleChanges: [
+          'consent-withdrawn',
+          'invoice-paid',
+          'notice-sent-elsewhere',
+          'mailbox-closed',
+        ],
         documentTools: ['get_template'],
       });
       expect(refusal(() => f.world.applyStaleChange('template-deleted', {})).class).toBe(
@@ -693,6 +698,31 @@ describe('NotificationsWorld', () => {
         ['run-1', 'send_email'],
       ]);
       expect(f.world.ledger.duplicates()).toHaveLength(1);
+    });
+
+    it('mailbox-closed lets the next email be accepted, then show as bounced and not sent', async () => {
+      const f = await setup();
+      const reminder = {
+        recipient_id: 'cus_10',
+        template_id: 'tpl_visit_reminder_email',
+        ref: 'apt_3109',
+      };
+
+      const detail = f.world.applyStaleChange('mailbox-closed', { recipient_id: 'cus_10' });
+      const accepted = messageSchema.parse(ok(await f.call('send_email', reminder)));
+      const listed = await sent(f, reminder);
+      const recall = errorOf(await f.call('cancel_message', { message_id: accepted.message_id }));
+
+      expect(detail).toContain('email to cus_10 will bounce');
+      expect(accepted.status).toBe('sent');
+      expect([listed.sent, listed.count, listed.messages.map((m) => m.status)]).toEqual([
+        false,
+        0,
+        ['bounced'],
+      ]);
+      expect(recall.class).toBe('precondition_failed');
+      expect(f.world.snapshot().messages[0]?.status).toBe('bounced');
+      expect(f.world.ledger.entries()).toHaveLength(1);
     });
   });
 
