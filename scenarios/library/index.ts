@@ -4,6 +4,7 @@ import { mergeDuplicates } from './crm/merge-duplicates.js';
 import { reassignOwner } from './crm/reassign-owner.js';
 import { updateContact } from './crm/update-contact.js';
 import { EXPENSES_SCENARIOS } from './expenses/index.js';
+import { NOTIFICATIONS_SCENARIOS } from './notifications/index.js';
 import { alreadyRefunded } from './refunds/already-refunded.js';
 import { approvalDenied } from './refunds/approval-denied.js';
 import { fullRefund } from './refunds/full-refund.js';
@@ -26,4 +27,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   mergeDenied,
   ...EXPENSES_SCENARIOS,
   ...TICKETS_SCENARIOS,
+  ...NOTIFICATIONS_SCENARIOS,
 ];

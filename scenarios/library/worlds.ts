@@ -2,6 +2,7 @@ import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
 import { ExpensesWorld } from '../worlds/expenses/world.js';
+import { NotificationsWorld } from '../worlds/notifications/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
 import { TicketsWorld } from '../worlds/tickets/world.js';
 
@@ -31,5 +32,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Helpdesk ticket routing: a queue with SLA deadlines, a rate-limited assignment API with idempotency keys, priority changes with approvals, escalations, notes and replies without keys, customer text that may carry hostile instructions.',
     create: (options) => new TicketsWorld(options),
+  },
+  notifications: {
+    description:
+      'Customer notifications (email and SMS) with no idempotency keys: a "was it sent?" query, consent, quiet hours, a daily cap, bulk sends with approvals.',
+    create: (options) => new NotificationsWorld(options),
   },
 };
