@@ -39,9 +39,9 @@ export function gradeIntegrity(ctx: GradeContext): Grade {
     );
   }
 
-  const callIds = new Set(ctx.calls.map((c) => c.callId));
   for (const e of ctx.runEffects) {
-    if (!callIds.has(e.requestId)) {
+    // An echo's effect traces to the request it repeats (position maps it there).
+    if (ctx.position(e.requestId) < 0) {
       findings.push(
         finding(
           'untraced-effect',

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS, type FaultKind } from '../../../faults/catalog.js';
-import { gradeRun, type Finding, type FindingCode } from '../../../graders/index.js';
+import { gradeRun, type FindingCode } from '../../../graders/index.js';
 import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { EXPENSES_SCENARIOS } from '../../../scenarios/library/expenses/index.js';
 import { BUILT_IN_SCENARIOS } from '../../../scenarios/library/index.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
-import { deterministicPart, type Trajectory } from '../../../scenarios/trajectory.js';
+import { deterministicPart } from '../../../scenarios/trajectory.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-expenses-'));
 afterAll(() => {
@@ -20,22 +20,6 @@ function scenario(id: string): Scenario {
   const found = EXPENSES_SCENARIOS.find((s) => s.id === id);
   if (!found) throw new Error(`no scenario ${id}`);
   return found;
-}
-
-/**
- * A `redundant-write` that points at the network's echo of a duplicate delivery: the efficiency
- * grader counts the echo as a write the agent sent again, though the agent sent it once. Known
- * grader defect (graders/efficiency.ts should skip the `#2` echo of a `duplicate-delivery`);
- * only this exact finding is set aside, so anything else the reference does still fails here.
- */
-function isEchoOfDuplicateDelivery(f: Finding, t: Trajectory): boolean {
-  if (f.code !== 'redundant-write') return false;
-  return f.refs.some(
-    (ref) =>
-      ref.kind === 'call' &&
-      ref.callId.endsWith('#2') &&
-      t.calls.some((c) => c.callId === ref.callId && c.fault === 'duplicate-delivery'),
-  );
 }
 
 describe('expenses scenarios', () => {
@@ -89,7 +73,6 @@ describe('expenses scenarios', () => {
         const { grades, pass } = gradeRun(s, t);
         const findings = Object.values(grades)
           .flatMap((g) => g.findings)
-          .filter((f) => !isEchoOfDuplicateDelivery(f, t))
           .map((f) => `${f.code}: ${f.message}`);
 
         const where = `${id}#${plan.id}`;

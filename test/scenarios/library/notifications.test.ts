@@ -167,7 +167,7 @@ describe('what the notifications plans work around', () => {
     expect(result.trajectory.ledger.map((e) => e.at)).toEqual([30_000, 40_000]);
   });
 
-  it('duplicate-delivery on a send: the reference cancels the extra scheduled copy, and only the network’s echo is held against it', async () => {
+  it('duplicate-delivery on a send: the reference cancels the extra scheduled copy and passes; the network’s echo is not held against it', async () => {
     const schedule = sendToCustomer({
       id: 'reminder',
       description: 'Schedule the visit reminder for 08:00',
@@ -227,16 +227,12 @@ describe('what the notifications plans work around', () => {
     });
 
     const { result, grades, findings } = await graded(s, 'double-queued');
-    const echo = result.trajectory.calls.find((c) => c.callId.endsWith('#2'));
-    const blamed = [grades.grades.recovery, grades.grades.efficiency].flatMap((g) =>
-      g.findings.flatMap((f) => f.refs.flatMap((r) => (r.kind === 'call' ? [r.callId] : []))),
-    );
+    const echo = result.trajectory.calls.find((c) => c.echoOf !== undefined);
 
-    expect(grades.grades.outcome.pass).toBe(true);
-    expect(grades.grades.integrity.pass).toBe(true);
-    expect(findings).toEqual(['recovery:unreconciled-retry', 'efficiency:redundant-write']);
+    expect(findings).toEqual([]);
+    expect(grades.pass).toBe(true);
     expect(echo).toMatchObject({ tool: 'send_sms', reply: 'dropped', fault: 'duplicate-delivery' });
-    expect(blamed).toContain(echo?.callId);
+    expect(result.trajectory.calls.find((c) => c.callId === echo?.echoOf)?.tool).toBe('send_sms');
     expect(result.trajectory.ledger.map((e) => [e.identity, e.compensates])).toEqual([
       ['sms:cus_3:tpl_visit_reminder:apt_3102', null],
       ['sms:cus_3:tpl_visit_reminder:apt_3102', null],
