@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario.js';
+import { CMDB_SCENARIOS } from './cmdb/index.js';
 import { mergeDenied } from './crm/merge-denied.js';
 import { mergeDuplicates } from './crm/merge-duplicates.js';
 import { updateContact } from './crm/update-contact.js';
@@ -18,4 +19,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   updateContact,
   mergeDuplicates,
   mergeDenied,
+  ...CMDB_SCENARIOS,
 ];

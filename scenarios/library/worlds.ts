@@ -1,5 +1,6 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
+import { CmdbWorld } from '../worlds/cmdb/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
 
@@ -19,5 +20,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Sales-ops CRM: account updates with version checks and idempotency keys, duplicate merges with approvals, notes without keys.',
     create: (options) => new CrmWorld(options),
+  },
+  cmdb: {
+    description:
+      'Discovery scan and CMDB of record: CI creates, versioned updates and retirements with keys, production retirements behind change approvals, service links, sync reports without keys.',
+    create: (options) => new CmdbWorld(options),
   },
 };
