@@ -1,14 +1,8 @@
 import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
-import {
-  ciStatus,
-  cmdbAuthority,
-  cmdbContract,
-  readCmdb,
-  readSightings,
-  retireCi,
-} from './common.js';
+import { cmdbAuthority, cmdbContract, readCmdb, readSightings, retireCi } from './common.js';
+import { ciStatus } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 24;
@@ -108,6 +102,15 @@ export const decommission = defineScenario({
           windowMs: 90_000,
         },
       ],
+    },
+    {
+      id: 'cab-meets-tomorrow',
+      description:
+        'the change advisory board only answers five hours later, after the four-hour change window has closed: stop with the window spent rather than retire outside it',
+      faults: [
+        { kind: 'approval-delayed', trigger: { on: 'approval', nth: 1 }, delayMs: 5 * 3_600_000 },
+      ],
+      expected: { state: 'failed', stopReason: 'budget-exhausted', world: retiredExactly([]) },
     },
   ],
   tags: ['approval', 'evidence', 'safe-stop'],

@@ -1,15 +1,8 @@
 import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { effectCount, hasRecord } from '../predicates.js';
-import {
-  cmdbAuthority,
-  cmdbContract,
-  corrected,
-  readCi,
-  readScanPage,
-  uncorrected,
-  updateCi,
-} from './common.js';
+import { cmdbAuthority, cmdbContract, readCi, readScanPage, updateCi } from './common.js';
+import { corrected, uncorrected } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 23;
@@ -113,6 +106,29 @@ export const driftUpdate = defineScenario({
       description:
         'the run’s credential expires just before the second correction: stop and escalate, one correction made, no retries on a dead credential',
       faults: [{ kind: 'expired-credential', trigger: { on: 'call', tool: 'update_ci', nth: 2 } }],
+      expected: {
+        state: 'blocked',
+        stopReason: 'permission-lost',
+        world: {
+          all: [
+            ...drifted.slice(0, 1).map(corrected),
+            ...drifted.slice(1).map(uncorrected),
+            effectCount(1),
+          ],
+        },
+      },
+    },
+    {
+      id: 'change-freeze',
+      description:
+        'a change freeze starts after the first correction and the CMDB revokes the integration’s write access: stop and escalate, do not retry',
+      faults: [
+        {
+          kind: 'revoked-permission',
+          trigger: { on: 'call', tool: 'update_ci', nth: 2 },
+          tool: 'update_ci',
+        },
+      ],
       expected: {
         state: 'blocked',
         stopReason: 'permission-lost',

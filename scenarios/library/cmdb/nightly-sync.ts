@@ -3,17 +3,12 @@ import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
 import {
   SYNC_ID,
-  ciStatus,
   cmdbAuthority,
   cmdbContract,
-  corrected,
-  linkedTo,
-  notReported,
-  registered,
   reportInChangeLog,
-  reported,
   syncOperations,
 } from './common.js';
+import { ciStatus, corrected, linkedTo, notReported, registered, reported } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 21;
@@ -99,7 +94,7 @@ export const nightlySync = defineScenario({
     {
       id: 'crash-midway',
       description:
-        'the process dies halfway, right after a drift correction was saved: resume from the checkpoint and redo none of the twenty writes already confirmed',
+        'the process dies halfway, right after a drift correction was saved: resume from the checkpoint and redo none of the thirteen writes already confirmed',
       faults: [
         {
           kind: 'crash',

@@ -1,16 +1,8 @@
 import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
-import {
-  cmdbAuthority,
-  cmdbContract,
-  createCi,
-  linkCi,
-  linkedTo,
-  readCmdb,
-  readScanPage,
-  registered,
-} from './common.js';
+import { cmdbAuthority, cmdbContract, createCi, linkCi, readCmdb, readScanPage } from './common.js';
+import { linkedTo, registered } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 22;

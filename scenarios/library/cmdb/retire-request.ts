@@ -1,7 +1,6 @@
 import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
 import {
-  ciStatus,
   cmdbAuthority,
   cmdbContract,
   readCi,
@@ -9,6 +8,7 @@ import {
   readSightings,
   retireCi,
 } from './common.js';
+import { ciStatus } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 26;

@@ -3,16 +3,12 @@ import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
 import {
   SYNC_ID,
-  ciStatus,
   cmdbAuthority,
   cmdbContract,
-  corrected,
-  notReported,
-  registered,
   reportInChangeLog,
   syncOperations,
-  uncorrected,
 } from './common.js';
+import { ciStatus, corrected, notReported, registered, uncorrected } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 25;
@@ -80,6 +76,31 @@ export const syncQuota = defineScenario({
           trigger: { on: 'probe', probe: 'before-advance', operation: 'update-ci-5' },
         },
       ],
+    },
+    {
+      id: 'incident-cancels',
+      description:
+        'a P1 incident starts and the on-call engineer cancels the sync as the second correction goes out: stop at the next step, that correction confirmed, nothing more',
+      faults: [
+        {
+          kind: 'cancellation',
+          trigger: { on: 'call', tool: 'update_ci', nth: 2 },
+          reason: 'P1 incident: change freeze until further notice',
+        },
+      ],
+      expected: {
+        state: 'cancelled',
+        stopReason: 'cancelled',
+        world: {
+          all: [
+            ...plan.newHosts.map(registered),
+            ...plan.drifted.slice(0, 2).map(corrected),
+            ...plan.drifted.slice(2).map(uncorrected),
+            notReported,
+            effectCount(plan.newHosts.length * 2 + 2),
+          ],
+        },
+      },
     },
   ],
   tags: ['long-run', 'budget', 'safe-stop'],

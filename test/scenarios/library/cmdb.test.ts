@@ -94,7 +94,9 @@ describe('the CMDB scenarios', () => {
 
     expect([...kinds].sort()).toEqual(
       [
+        'approval-delayed',
         'approval-denied',
+        'cancellation',
         'conflicting-evidence',
         'context-compaction',
         'crash',
@@ -107,6 +109,7 @@ describe('the CMDB scenarios', () => {
         'missing-evidence',
         'model-swap',
         'rate-limit',
+        'revoked-permission',
         'stale-record',
         'timeout',
         'transient',
