@@ -4,7 +4,7 @@ import type { Predicate, ValueExpr } from '../../../runtime/predicate.js';
 import { RETIRE_AFTER_DAYS } from '../../worlds/cmdb/data.js';
 import type { CiAt, DiscoveredField, Drift, HostAt, SyncPlan } from './sync-plan.js';
 
-/** Shared pieces of the CMDB scenarios: the sync's authority, its operations and checks. */
+/** Shared pieces of the CMDB scenarios: the sync's authority and its operations. */
 
 /** The sync id every CMDB scenario reports under (the scan is last night's). */
 export const SYNC_ID = 'sync-20250303-nightly';

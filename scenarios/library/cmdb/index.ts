@@ -6,7 +6,7 @@ import { onboardHosts } from './onboard-hosts.js';
 import { retireRequest } from './retire-request.js';
 import { syncQuota } from './sync-quota.js';
 
-/** The CMDB synchronisation scenarios, shortest first; the nightly sync is the long run. */
+/** The CMDB synchronisation scenarios, from the everyday chores to the long nightly run. */
 export const CMDB_SCENARIOS: readonly Scenario[] = [
   onboardHosts,
   driftUpdate,
