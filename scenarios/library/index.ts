@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario.js';
+import { CMDB_SCENARIOS } from './cmdb/index.js';
 import { mergeDenied } from './crm/merge-denied.js';
 import { mergeDuplicates } from './crm/merge-duplicates.js';
 import { reassignOwner } from './crm/reassign-owner.js';
@@ -28,4 +29,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   ...EXPENSES_SCENARIOS,
   ...TICKETS_SCENARIOS,
   ...NOTIFICATIONS_SCENARIOS,
+  ...CMDB_SCENARIOS,
 ];

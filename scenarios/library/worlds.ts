@@ -1,5 +1,6 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
+import { CmdbWorld } from '../worlds/cmdb/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
 import { ExpensesWorld } from '../worlds/expenses/world.js';
 import { NotificationsWorld } from '../worlds/notifications/world.js';
@@ -37,5 +38,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Customer notifications (email and SMS) with no idempotency keys: a "was it sent?" query, consent, quiet hours, a daily cap, bulk sends with approvals.',
     create: (options) => new NotificationsWorld(options),
+  },
+  cmdb: {
+    description:
+      'Discovery scan and CMDB of record: CI creates, versioned updates and retirements with keys, production retirements behind change approvals, service links, sync reports without keys.',
+    create: (options) => new CmdbWorld(options),
   },
 };

@@ -1,0 +1,105 @@
+import type { Predicate } from '../../../runtime/predicate.js';
+import { DISCOVERY_PAGE_SIZE } from '../../worlds/cmdb/data.js';
+import { SYNC_ID } from './common.js';
+import type { Drift, HostAt } from './sync-plan.js';
+
+/**
+ * What the CMDB scenarios check the final world with. Discovered values vary with the seed, so
+ * checks compare one place in the world with another (`{ $ref: 'world.scan.hosts.2.ip' }`)
+ * instead of naming values.
+ */
+
+const ref = (path: string): { $ref: string } => ({ $ref: path });
+
+/** A path into the final world that must equal another (discovered values vary by seed). */
+function sameValue(path: string, other: string): Predicate {
+  return { path, op: 'eq', value: ref(other) };
+}
+
+/** Where a host's discovered value sits in the world snapshot. */
+function scannedValue(host: HostAt, field: string): string {
+  return `world.scan.hosts.${(host.page - 1) * DISCOVERY_PAGE_SIZE + host.index}.${field}`;
+}
+
+/** An operational CI is registered for the host's machine (duplicates are integrity's to find). */
+export function registered(host: HostAt): Predicate {
+  return {
+    some: {
+      path: 'world.cis',
+      where: {
+        all: [
+          { path: 'item.serial', op: 'eq', value: ref(scannedValue(host, 'serial')) },
+          { path: 'item.status', op: 'eq', value: 'operational' },
+        ],
+      },
+    },
+  };
+}
+
+/** The CI holds the values discovery sees for every field that drifted. */
+export function corrected(drift: Drift): Predicate {
+  return {
+    all: drift.fields.map((f) =>
+      sameValue(`world.cis.${drift.ci.index}.${f}`, scannedValue(drift.host, f)),
+    ),
+  };
+}
+
+/** The CI still holds the value it had before the sync for some field that drifted. */
+export function uncorrected(drift: Drift): Predicate {
+  return { not: corrected(drift) };
+}
+
+/** The CI's status in the final world. */
+export function ciStatus(ciId: string, status: 'operational' | 'retired'): Predicate {
+  return {
+    some: {
+      path: 'world.cis',
+      where: {
+        all: [
+          { path: 'item.ci_id', op: 'eq', value: ciId },
+          { path: 'item.status', op: 'eq', value: status },
+        ],
+      },
+    },
+  };
+}
+
+/** The service depends on the CI. */
+export function linkedTo(serviceId: string, ciId: string): Predicate {
+  return {
+    some: {
+      path: 'world.relationships',
+      where: {
+        all: [
+          { path: 'item.service_id', op: 'eq', value: serviceId },
+          { path: 'item.ci_id', op: 'eq', value: ciId },
+        ],
+      },
+    },
+  };
+}
+
+/** One report stands for the sync, with the CMDB's own counts of what the run changed. */
+export function reported(counts: {
+  created: number;
+  updated: number;
+  retired: number;
+  linked: number;
+}): Predicate {
+  return {
+    all: [
+      { path: 'world.reports.length', op: 'eq', value: 1 },
+      {
+        all: Object.entries({ sync_id: SYNC_ID, ...counts }).map(([k, v]) => ({
+          path: `world.reports.0.${k}`,
+          op: 'eq' as const,
+          value: v,
+        })),
+      },
+    ],
+  };
+}
+
+/** No report was posted. */
+export const notReported: Predicate = { path: 'world.reports.length', op: 'eq', value: 0 };
