@@ -25,8 +25,11 @@ export function gradeOperational(ctx: GradeContext): Grade {
   let tokens = 0;
   for (const ev of ctx.records?.events ?? []) {
     costUsd += ev.budgetDelta?.costUsd ?? 0;
-    const reported = ev.data?.tokens;
-    if (typeof reported === 'number') tokens += reported;
+    // The runtime records a planner's usage as inputTokens and outputTokens.
+    for (const field of ['inputTokens', 'outputTokens'] as const) {
+      const reported = ev.data?.[field];
+      if (typeof reported === 'number') tokens += reported;
+    }
   }
   if (budgets.costUsd > 0 && costUsd > budgets.costUsd) {
     findings.push(

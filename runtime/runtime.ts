@@ -27,7 +27,8 @@ import { isTerminal, type WorkflowState } from './states.js';
 import type { Change, RunStore } from './store.js';
 import { decide, type Failure } from './supervisor.js';
 import { formatIssues } from './validate.js';
-import { verifyChecks, verifyCompletion, type FreshRead } from './verifier.js';
+import { verifyChecks, verifyCompletion, type FreshRead, type Verdict } from './verifier.js';
+import type { FailureClass } from './failure-class.js';
 import type { OperationView, ResumePacket, WorkingContext } from './working-context.js';
 
 /** Everything a runtime instance is handed; it reaches nothing else. */
@@ -291,10 +292,11 @@ export class ReferenceRuntime {
         } else {
           const answer = await this.planner.propose(context);
           raw = answer.proposal;
-          if (answer.usage && answer.usage.costUsd > 0) {
+          const usage = answer.usage;
+          if (usage && (usage.costUsd > 0 || usage.inputTokens + usage.outputTokens > 0)) {
             this.commit({
-              event: { type: 'planner.usage', data: { ...answer.usage } },
-              used: { costUsd: answer.usage.costUsd },
+              event: { type: 'planner.usage', data: { ...usage } },
+              used: { costUsd: usage.costUsd },
             });
           }
         }
@@ -552,7 +554,10 @@ export class ReferenceRuntime {
       if (!pre.ok)
         return {
           ok: false,
-          failure: { class: 'precondition_failed', message: pre.failures.join('; ') },
+          failure: {
+            class: pre.lostAccess?.class ?? 'precondition_failed',
+            message: pre.failures.join('; '),
+          },
           operationId: op.id,
         };
     }
@@ -939,10 +944,7 @@ export class ReferenceRuntime {
     return decided;
   }
 
-  private async checkPreconditions(
-    op: Operation,
-    args: Record<string, unknown>,
-  ): Promise<{ ok: boolean; failures: string[] }> {
+  private async checkPreconditions(op: Operation, args: Record<string, unknown>): Promise<Verdict> {
     if (op.preconditions.length === 0) return { ok: true, failures: [] };
     const scope = { ...this.results, args };
     const read: FreshRead = this.safeguards['fresh-read']
@@ -1046,9 +1048,9 @@ export class ReferenceRuntime {
     tool: string,
     args: Record<string, unknown>,
     purpose: string,
-  ): Promise<{ ok: true; result: unknown } | { ok: false; message: string }> {
+  ): Promise<{ ok: true; result: unknown } | { ok: false; message: string; class: FailureClass }> {
     if (this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls) {
-      return { ok: false, message: 'tool-call budget used up' };
+      return { ok: false, message: 'tool-call budget used up', class: 'budget_exhausted' };
     }
     let requestId: string;
     let outcome: CallOutcome;
@@ -1076,7 +1078,7 @@ export class ReferenceRuntime {
       });
       // A check's read is retried by class like any other call: a blip is not a verdict.
       if (!(await this.retryIfWorthIt(failure, attempt, purpose, false))) {
-        return { ok: false, message: outcome.message };
+        return { ok: false, message: outcome.message, class: failure.class };
       }
     }
     const evidence = this.evidenceRecord(purpose, tool, requestId, outcome.result, outcome.trust);

@@ -1,16 +1,30 @@
 import type { Check } from './blueprint.js';
 import type { Contract } from './contract.js';
+import type { FailureClass } from './failure-class.js';
 import { describePredicate, evaluate, resolveValue, type Scope } from './predicate.js';
 
-/** Reads one tool fresh and returns its result, or a failure message. */
+/** Reads one tool fresh and returns its result, or a failure message (with its class when known). */
 export type FreshRead = (
   tool: string,
   args: Record<string, unknown>,
-) => Promise<{ ok: true; result: unknown } | { ok: false; message: string }>;
+) => Promise<{ ok: true; result: unknown } | { ok: false; message: string; class?: FailureClass }>;
+
+/** Read failures that say the run lost the means to check, not that a check failed. */
+const LOST_ACCESS: ReadonlySet<FailureClass> = new Set([
+  'unauthenticated',
+  'forbidden',
+  'budget_exhausted',
+]);
 
 export interface Verdict {
   ok: boolean;
   failures: string[];
+  /**
+   * Set when a check could not be read because the run lost access (credential, permission,
+   * budget): the caller reports that class rather than a failed check, so the supervisor stops
+   * instead of replanning against state it can no longer see.
+   */
+  lostAccess?: { class: FailureClass; message: string };
 }
 
 /** Runs each check's read fresh and evaluates its predicate over the scope plus `fresh`. */
@@ -27,6 +41,8 @@ export async function verifyChecks(
     const fresh = await read(check.read.tool, args);
     if (!fresh.ok) {
       failures.push(`${check.description}: could not read ${check.read.tool} (${fresh.message})`);
+      if (fresh.class && LOST_ACCESS.has(fresh.class))
+        return { ok: false, failures, lostAccess: { class: fresh.class, message: fresh.message } };
       continue;
     }
     if (!evaluate(check.expect, { ...scope, fresh: fresh.result })) {

@@ -329,6 +329,21 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     expect(h.world.ledger.entries()).toHaveLength(0);
   });
 
+  it('forbidden on a precondition’s read: stops as permission-lost, never replans against state it cannot see', async () => {
+    // get_order #1 is the order read; #2 is the refund's fresh precondition read.
+    const { h, outcome, refundCalls, events } = await runWith(
+      onCall('get_order', 2, {
+        kind: 'respond',
+        fault: 'revoked-permission',
+        result: errorResult('forbidden', 'revoked'),
+      }),
+    );
+    expect(outcome).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+    expect(h.calls().filter((c) => c.tool === 'get_order')).toHaveLength(2);
+    expect(refundCalls).toHaveLength(0);
+    expect(events.some((e) => e.type === 'plan.replanned')).toBe(false);
+  });
+
   it('forbidden, with revocation-stop off: keeps calling (the retry storm the safeguard prevents)', async () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect((call) =>
