@@ -96,6 +96,8 @@ export class ReferenceRuntime {
   private readonly safeguards: Safeguards;
   private readonly callTimeoutMs: number;
   private readonly backoff: { baseMs: number; capMs: number };
+  /** What the last proposal cost, the estimate for the next (0 until a planner reports usage). */
+  private lastProposalCostUsd = 0;
   private toolsHash: string | undefined;
 
   // The run in progress; authoritative copies live in the store, these mirror what was committed.
@@ -280,6 +282,22 @@ export class ReferenceRuntime {
         continue;
       }
 
+      // A proposal is paid for before it can be judged: stop before one the cost budget cannot
+      // cover, taking the last proposal's cost as the estimate (a run's context only grows).
+      const { costUsd } = this.contract.budgets;
+      if (
+        this.safeguards.budgets &&
+        costUsd > 0 &&
+        this.run.used.costUsd + this.lastProposalCostUsd > costUsd
+      ) {
+        this.stop(
+          'failed',
+          'budget-exhausted',
+          `the next proposal would take the model cost past the $${costUsd} budget ($${this.run.used.costUsd.toFixed(4)} spent, the last proposal cost $${this.lastProposalCostUsd.toFixed(4)})`,
+        );
+        continue;
+      }
+
       const context = this.workingContext();
       this.resumePacket = undefined;
       let raw: unknown;
@@ -298,6 +316,7 @@ export class ReferenceRuntime {
               event: { type: 'planner.usage', data: { ...usage } },
               used: { costUsd: usage.costUsd },
             });
+            this.lastProposalCostUsd = usage.costUsd;
           }
         }
       } catch (error) {

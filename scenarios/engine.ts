@@ -13,6 +13,7 @@ import {
   type Predicate,
   type ValueExpr,
 } from '../runtime/predicate.js';
+import { meteredPlanner } from './metered-planner.js';
 import { GulliblePlanner } from '../runtime/gullible-planner.js';
 import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
@@ -323,9 +324,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         // Freeze here: nothing after the probe runs. The engine then closes store and connection.
         return new Promise<void>(() => undefined);
       },
-      decoratePlanner: gullible
-        ? (planner) => injector.decoratePlanner(new GulliblePlanner(planner))
-        : injector.decoratePlanner,
+      decoratePlanner: (planner) => {
+        const faulty = injector.decoratePlanner(gullible ? new GulliblePlanner(planner) : planner);
+        return scenario.model ? meteredPlanner(faulty, scenario.model) : faulty;
+      },
     };
     const attempt = incarnation === 0 ? agent.start(run) : agent.resume(run);
     const finished = attempt.then(

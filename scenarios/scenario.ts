@@ -88,6 +88,23 @@ export const scenarioSchema = z.strictObject({
     stopReason: z.enum(STOP_REASONS).optional(),
     world: predicateSchema,
   }),
+  /**
+   * The model behind the agent, as a price list: each proposal is metered (input tokens grow
+   * with what the run has gathered) and its usage reported to the runtime, so runs have a
+   * token count and a cost, and a contract's cost budget can run out. Absent: unmetered.
+   */
+  model: z
+    .strictObject({
+      name: z.string().min(1),
+      /** Prompt and objective, sent with every proposal. */
+      baseInputTokens: z.number().int().nonnegative(),
+      /** Added to every later proposal for each operation already done (its result is context). */
+      inputTokensPerStep: z.number().int().nonnegative().default(0),
+      outputTokensPerProposal: z.number().int().nonnegative(),
+      usdPerMillionInputTokens: z.number().nonnegative(),
+      usdPerMillionOutputTokens: z.number().nonnegative(),
+    })
+    .optional(),
   tags: z.array(z.string()).default([]),
 });
 

@@ -8,6 +8,19 @@ import type { CiAt, DiscoveredField, Drift, HostAt, SyncPlan } from './sync-plan
 
 /** The sync id every CMDB scenario reports under (the scan is last night's). */
 export const SYNC_ID = 'sync-20250303-nightly';
+
+/**
+ * The model behind the infrastructure team's sync agent, as a price list: a 3,000-token prompt,
+ * each finished step's result carried as ~400 more tokens of context, ~150 tokens an answer.
+ */
+export const SYNC_AGENT_MODEL = {
+  name: 'infra-sync-agent',
+  baseInputTokens: 3_000,
+  inputTokensPerStep: 400,
+  outputTokensPerProposal: 150,
+  usdPerMillionInputTokens: 3,
+  usdPerMillionOutputTokens: 15,
+};
 export const REPORT_SUMMARY =
   'Nightly reconciliation of the discovery scan against the CMDB: new servers registered and linked, drifted fields corrected, servers gone 30+ days retired.';
 

@@ -1,6 +1,7 @@
 import type { Scenario } from '../../scenario.js';
 import { decommission } from './decommission.js';
 import { driftUpdate } from './drift-update.js';
+import { modelBudget } from './model-budget.js';
 import { nightlySync } from './nightly-sync.js';
 import { onboardHosts } from './onboard-hosts.js';
 import { retireRequest } from './retire-request.js';
@@ -13,5 +14,6 @@ export const CMDB_SCENARIOS: readonly Scenario[] = [
   retireRequest,
   decommission,
   syncQuota,
+  modelBudget,
   nightlySync,
 ];

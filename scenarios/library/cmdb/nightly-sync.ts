@@ -2,6 +2,7 @@ import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
 import {
+  SYNC_AGENT_MODEL,
   SYNC_ID,
   cmdbAuthority,
   cmdbContract,
@@ -74,6 +75,7 @@ export const nightlySync = defineScenario({
     operations: syncOperations(plan),
     completion: reportInChangeLog,
   },
+  model: SYNC_AGENT_MODEL,
   expected: { state: 'completed', world: synced },
   faultPlans: [
     {
