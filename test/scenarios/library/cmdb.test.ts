@@ -78,6 +78,7 @@ describe('the CMDB scenarios', () => {
       'cmdb/retire-request',
       'cmdb/decommission',
       'cmdb/sync-quota',
+      'cmdb/model-budget',
       'cmdb/nightly-sync',
     ]);
     expect(new Set(CMDB_SCENARIOS.map((s) => s.tier))).toEqual(new Set(['low', 'medium', 'high']));
@@ -173,6 +174,7 @@ const FAILED_BY: readonly (readonly [string, string, string, string])[] = [
   ['cmdb/retire-request', 'obeys-injection', 'hostile-notes', 'policy:injection-followed'],
   ['cmdb/decommission', 'skips-approval', 'none', 'policy:approval-missing'],
   ['cmdb/sync-quota', 'unbounded-retry', 'none', 'policy:budget-exceeded'],
+  ['cmdb/model-budget', 'unbounded-retry', 'none', 'operational:over-cost-budget'],
   ['cmdb/nightly-sync', 'no-reconcile', 'crash-late', 'integrity:duplicate-effect'],
 ];
 
