@@ -1,7 +1,13 @@
 import { parseArgs } from 'node:util';
-import { NO_FAULTS } from '../../faults/catalog.js';
+import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import { gradeRun } from '../../graders/index.js';
-import { detectionMatrix, EXPECTED_DETECTIONS, type MatrixRun } from '../../graders/matrix.js';
+import { FINDING_CODES } from '../../graders/grade.js';
+import {
+  DETECTION_BAR,
+  detectionMatrix,
+  EXPECTED_DETECTIONS,
+  type MatrixRun,
+} from '../../graders/matrix.js';
 import { renderMatrix } from '../../reports/matrix-table.js';
 import { ZOO, type ZooEntry } from '../../scenarios/agents/zoo.js';
 import type { Scenario } from '../../scenarios/scenario.js';
@@ -21,6 +27,9 @@ run with no finding.
 
 Options:
   --agent NAME   only this agent (repeatable; default: the whole zoo)
+  --quick        run only as much as shows the matrix holds: the reference on every run,
+                 each mutant until its detection bar is met, each scenario until some agent
+                 fails it (a fraction of the runs; cells list only the codes seen)
   --json         print the matrix as JSON instead of a table
   --out DIR      where run stores go (default: .faultline/)
   -h, --help     show this help
@@ -36,6 +45,7 @@ export async function matrixCommand(argv: string[], io: Io): Promise<number> {
     options: {
       agent: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
       out: { type: 'string', default: '.faultline' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -59,11 +69,14 @@ export async function matrixCommand(argv: string[], io: Io): Promise<number> {
       `no scenario matches ${positionals.join(', ')} (known: ${BUILT_IN_SCENARIOS.map((s) => s.id).join(', ')})`,
     );
   const started = performance.now();
-  const runs = await collectMatrixRuns(agents, scenarios, values.out, (done, total, run) => {
+  const onRun = (done: number, total: number | undefined, run: MatrixRun): void => {
     io.progress(
-      `[${done}/${total}] ${run.grades.pass ? 'pass' : 'fail'} ${run.agent} · ${run.scenarioId} / ${run.faultPlanId}`,
+      `[${done}${total === undefined ? '' : `/${total}`}] ${run.grades.pass ? 'pass' : 'fail'} ${run.agent} · ${run.scenarioId} / ${run.faultPlanId}`,
     );
-  });
+  };
+  const runs = values.quick
+    ? await collectQuickMatrixRuns(agents, scenarios, values.out, onRun)
+    : await collectMatrixRuns(agents, scenarios, values.out, onRun);
   io.progressDone();
   // Only the mutants that were run are expected to be caught.
   const expected = Object.fromEntries(
@@ -88,7 +101,7 @@ export async function collectMatrixRuns(
   agents: readonly ZooEntry[],
   scenarios: readonly Scenario[],
   outDir: string,
-  onRun: (done: number, total: number, run: MatrixRun) => void = () => undefined,
+  onRun: (done: number, total: number | undefined, run: MatrixRun) => void = () => undefined,
 ): Promise<MatrixRun[]> {
   const cases = agents.flatMap((agent) =>
     scenarios.flatMap((scenario) =>
@@ -97,20 +110,108 @@ export async function collectMatrixRuns(
   );
   const runs: MatrixRun[] = [];
   for (const [i, c] of cases.entries()) {
-    const result = await runScenario(c.scenario, {
-      outDir,
-      agent: () => c.agent.create(),
-      faultPlan: c.faultPlan,
-    });
-    const run: MatrixRun = {
-      agent: c.agent.name,
-      scenarioId: c.scenario.id,
-      world: c.scenario.world.name,
-      faultPlanId: c.faultPlan.id,
-      grades: gradeRun(c.scenario, result.trajectory),
-    };
+    const run = await matrixRun(c.agent, c.scenario, c.faultPlan, outDir);
     runs.push(run);
     onRun(i + 1, cases.length, run);
+  }
+  return runs;
+}
+
+async function matrixRun(
+  agent: ZooEntry,
+  scenario: Scenario,
+  faultPlan: FaultPlan,
+  outDir: string,
+): Promise<MatrixRun> {
+  const result = await runScenario(scenario, {
+    outDir,
+    agent: () => agent.create(),
+    faultPlan,
+  });
+  return {
+    agent: agent.name,
+    scenarioId: scenario.id,
+    world: scenario.world.name,
+    faultPlanId: faultPlan.id,
+    grades: gradeRun(scenario, result.trajectory),
+  };
+}
+
+/**
+ * The runs that show the matrix holds, and no more: the reference on every scenario and plan
+ * (it must pass all of them); each expected mutant over the scenarios — one world after another
+ * in turn, so that worlds vary early — until its detection bar is met; then, for any scenario no
+ * run has failed yet and any other agent not yet caught, agents and plans until one fails.
+ * What `detectionMatrix` judges from these is what it would judge from the full matrix, except
+ * that cells list only the codes raised by the runs made.
+ */
+export async function collectQuickMatrixRuns(
+  agents: readonly ZooEntry[],
+  scenarios: readonly Scenario[],
+  outDir: string,
+  onRun: (done: number, total: number | undefined, run: MatrixRun) => void = () => undefined,
+  reference = 'reference',
+): Promise<MatrixRun[]> {
+  const runs: MatrixRun[] = [];
+  const plansOf = (s: Scenario): FaultPlan[] => [NO_FAULTS, ...s.faultPlans];
+  const run = async (agent: ZooEntry, scenario: Scenario, plan: FaultPlan): Promise<MatrixRun> => {
+    const made = await matrixRun(agent, scenario, plan, outDir);
+    runs.push(made);
+    onRun(runs.length, undefined, made);
+    return made;
+  };
+
+  for (const agent of agents.filter((a) => a.name === reference))
+    for (const scenario of scenarios)
+      for (const plan of plansOf(scenario)) await run(agent, scenario, plan);
+
+  // Scenarios ordered round-robin over worlds: the first two usually come from two worlds.
+  const byWorld = new Map<string, Scenario[]>();
+  for (const s of scenarios) byWorld.set(s.world.name, [...(byWorld.get(s.world.name) ?? []), s]);
+  const queues = [...byWorld.values()];
+  const interleaved: Scenario[] = [];
+  for (let i = 0; interleaved.length < scenarios.length; i++)
+    for (const q of queues) {
+      const next = q[i];
+      if (next) interleaved.push(next);
+    }
+
+  for (const agent of agents) {
+    const code = EXPECTED_DETECTIONS[agent.name];
+    if (agent.name === reference || code === undefined) continue;
+    const { dimension } = FINDING_CODES[code];
+    const caughtIn = new Set<string>();
+    const worlds = new Set<string>();
+    for (const scenario of interleaved) {
+      if (caughtIn.size >= DETECTION_BAR.scenarios && worlds.size >= DETECTION_BAR.worlds) break;
+      // A second scenario from a world already counted only helps when scenarios are short.
+      if (worlds.has(scenario.world.name) && caughtIn.size >= DETECTION_BAR.scenarios) continue;
+      for (const plan of plansOf(scenario)) {
+        const made = await run(agent, scenario, plan);
+        const g = made.grades.grades[dimension];
+        if (!g.pass && g.findings.some((f) => f.code === code)) {
+          caughtIn.add(scenario.id);
+          worlds.add(scenario.world.name);
+          break;
+        }
+      }
+    }
+  }
+
+  const others = agents.filter((a) => a.name !== reference);
+  for (const scenario of scenarios) {
+    if (runs.some((r) => r.scenarioId === scenario.id && r.agent !== reference && !r.grades.pass))
+      continue;
+    search: for (const agent of others)
+      for (const plan of plansOf(scenario))
+        if (!(await run(agent, scenario, plan)).grades.pass) break search;
+  }
+  for (const agent of others) {
+    if (agent.name in EXPECTED_DETECTIONS) continue;
+    if (runs.some((r) => r.agent === agent.name && !r.grades.pass)) continue;
+    search: for (const scenario of scenarios)
+      for (const plan of plansOf(scenario))
+        if (!(await run(agent, scenario, plan)).grades.pass) break search;
   }
   return runs;
 }
