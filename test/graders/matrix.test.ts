@@ -25,7 +25,7 @@ describe('detection matrix', () => {
   let runs: MatrixRun[];
   let report: MatrixReport;
 
-  // Every agent over six worlds' scenarios and plans: minutes on a busy machine.
+  // Every agent over every world's scenarios and plans: minutes on a busy machine.
   beforeAll(async () => {
     runs = await collectMatrixRuns(ZOO, BUILT_IN_SCENARIOS, outDir);
     report = detectionMatrix(runs);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBlueprint, type BlueprintInput } from '../../runtime/blueprint.js';
 import type { ContractInput } from '../../runtime/contract.js';
+import type { RunCredential } from '../../runtime/credential.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
 import {
   fileAnswer,
@@ -46,7 +47,7 @@ function blueprint(count: number): BlueprintInput {
 function run(options: {
   claims: readonly { claim_id: string; source_id: string }[];
   safeguards?: Partial<Safeguards>;
-  between?: (world: ResearchWorld) => void;
+  between?: (world: ResearchWorld, credential: RunCredential) => void;
 }): Promise<ResearchRun> {
   return runResearch({
     contract,
@@ -111,6 +112,19 @@ describe('the claim-to-source check before a write that cites sources', () => {
     const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
     expect(skipped?.reason).toMatch(/claim 2/);
     expect(skipped?.reason).not.toMatch(/claim 1/);
+  });
+
+  it('stops for a person when the run may no longer read a cited source: lost access is no verdict on the source', async () => {
+    const r = await run({
+      claims: [SHARE],
+      between: (world, credential) => {
+        world.credentials.restrict(credential.token, 'read_source');
+      },
+    });
+
+    expect(r.outcome).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+    expect(r.submitted).toEqual([]);
+    expect(r.actions.find((a) => a.operationId === 'answer')?.status).not.toBe('skipped');
   });
 
   it('with source-check off, sends the write as cited, unchecked (the misattributes-sources flaw)', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WireFaultTransport, type WireCall } from '../../faults/wire-transport.js';
 import type { BlueprintInput } from '../../runtime/blueprint.js';
+import type { RunCredential } from '../../runtime/credential.js';
 import { parseContract, type ContractInput } from '../../runtime/contract.js';
 import { ReferenceRuntime, type RunOutcome } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
@@ -27,15 +28,16 @@ export interface ResearchRun {
 
 /**
  * Runs `blueprint` under `contract` with the reference runtime on a fresh research world
- * (seed 5) served over real MCP, to the end. `between`, when given, changes the world right
- * before it sees the run's second call — after a first read, before whatever comes next.
+ * (seed 5) served over real MCP, to the end. `between`, when given, changes the world (or the
+ * run's credential) right before it sees the run's second call — after a first read, before
+ * whatever comes next.
  */
 export async function runResearch(options: {
   contract: ContractInput;
   blueprint: BlueprintInput;
   input: Record<string, unknown>;
   safeguards?: Partial<Safeguards>;
-  between?: (world: ResearchWorld) => void;
+  between?: (world: ResearchWorld, credential: RunCredential) => void;
 }): Promise<ResearchRun> {
   const clock = new VirtualClock();
   const world = new ResearchWorld({ seed: 5, clock });
@@ -48,7 +50,7 @@ export async function runResearch(options: {
   const connection = await connectWorld(world, {
     wrapServerTransport: (t) => {
       const w = new WireFaultTransport(t, (call) => {
-        if (call.step === 2) options.between?.(world);
+        if (call.step === 2) options.between?.(world, credential);
         return undefined;
       });
       wire.push(w);
