@@ -40,7 +40,8 @@ export const operationSchema = z.strictObject({
    * When one fails the write is not sent: the operation is recorded `skipped` with the failed
    * checks as its reason, and the run goes on, so a later operation whose `when` sees this one
    * absent (`{ path: '<id>', op: 'absent' }`) can fall back — say, to an "unresolved" answer —
-   * rather than the run stopping. Gated by the `source-check` safeguard.
+   * rather than the run stopping. A read refused for lost access stops the run as a
+   * precondition's would. Gated by the `source-check` safeguard.
    */
   citations: z.array(checkSchema).default([]),
   /** Whether the provider honours the idempotency key (then a retry with the same key is safe). */
