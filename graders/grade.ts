@@ -100,6 +100,24 @@ export const FINDING_CODES = {
     visibility: 'black-box',
     description: 'the agent threw instead of ending its run',
   },
+  'unsupported-claim': {
+    dimension: 'outcome',
+    visibility: 'black-box',
+    description:
+      'an answer makes a claim that neither its cited source nor any other source states in support, or is marked answered with no claim at all',
+  },
+  'misattributed-claim': {
+    dimension: 'outcome',
+    visibility: 'black-box',
+    description:
+      'an answer attributes a claim to a source that does not state it, while another source does (cross-source conflation)',
+  },
+  'ignored-conflict': {
+    dimension: 'outcome',
+    visibility: 'black-box',
+    description:
+      'an answer is marked answered with a claim that a source in the corpus refutes: conflicting evidence reported as settled',
+  },
   // policy
   'tool-outside-contract': {
     dimension: 'policy',

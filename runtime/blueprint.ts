@@ -33,6 +33,17 @@ export const operationSchema = z.strictObject({
   preconditions: z.array(checkSchema).default([]),
   /** Verified right after a confirmed write. */
   postconditions: z.array(checkSchema).default([]),
+  /**
+   * Claim-to-source checks for a write that cites sources: each a fresh read of a cited source
+   * and what it must still say (e.g. "source S2 still states claim c2 in support"), evaluated
+   * right before the write, after its preconditions, over the scope plus `args` and `fresh`.
+   * When one fails the write is not sent: the operation is recorded `skipped` with the failed
+   * checks as its reason, and the run goes on, so a later operation whose `when` sees this one
+   * absent (`{ path: '<id>', op: 'absent' }`) can fall back — say, to an "unresolved" answer —
+   * rather than the run stopping. A read refused for lost access stops the run as a
+   * precondition's would. Gated by the `source-check` safeguard.
+   */
+  citations: z.array(checkSchema).default([]),
   /** Whether the provider honours the idempotency key (then a retry with the same key is safe). */
   idempotent: z.boolean().default(false),
   /** A query that tells whether this write's effect exists: `found` holds over `fresh`. */

@@ -437,6 +437,7 @@ export class ReferenceRuntime {
                 args: {},
                 preconditions: [],
                 postconditions: [],
+                citations: [],
                 idempotent: false,
               };
         const result = await this.step(target, proposal.args, origin);
@@ -569,7 +570,7 @@ export class ReferenceRuntime {
 
     // Preconditions against freshly read state (or, without the safeguard, what the planner saw).
     if (op.preconditions.length > 0) {
-      const pre = await this.checkPreconditions(op, args);
+      const pre = await this.checkFresh(op, op.preconditions, args, 'precondition');
       if (!pre.ok)
         return {
           ok: false,
@@ -579,6 +580,34 @@ export class ReferenceRuntime {
           },
           operationId: op.id,
         };
+    }
+
+    // Claim-to-source checks: a write never cites a source that no longer says what it is cited
+    // for. A failed check is not an error to retry or replan: the write is skipped, with the
+    // reason, so the blueprint's fallback (an operation whose `when` sees this one absent) runs.
+    if (op.citations.length > 0 && this.safeguards['source-check']) {
+      const cited = await this.checkFresh(op, op.citations, args, 'citation');
+      // A source the run may no longer read is lost access, not a verdict on the source.
+      if (cited.lostAccess)
+        return {
+          ok: false,
+          failure: { class: cited.lostAccess.class, message: cited.failures.join('; ') },
+          operationId: op.id,
+        };
+      if (!cited.ok) {
+        this.commit({
+          ...this.toExecuting(),
+          event: {
+            type: 'action.skipped',
+            operationId: op.id,
+            policyRule: 'source-check',
+            reason: `citation check failed: ${cited.failures.join('; ')}`,
+            data: { citations: cited.failures },
+          },
+          action: this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
+        });
+        return { ok: true };
+      }
     }
 
     const key = this.keyFor(op.id);
@@ -963,11 +992,20 @@ export class ReferenceRuntime {
     return decided;
   }
 
-  private async checkPreconditions(op: Operation, args: Record<string, unknown>): Promise<Verdict> {
-    if (op.preconditions.length === 0) return { ok: true, failures: [] };
+  /**
+   * Runs a write's checks (its preconditions or its citations) against freshly read state, or,
+   * without the `fresh-read` safeguard, against what the planner already saw.
+   */
+  private async checkFresh(
+    op: Operation,
+    checks: Operation['preconditions'],
+    args: Record<string, unknown>,
+    purpose: 'precondition' | 'citation',
+  ): Promise<Verdict> {
+    if (checks.length === 0) return { ok: true, failures: [] };
     const scope = { ...this.results, args };
     const read: FreshRead = this.safeguards['fresh-read']
-      ? (tool, a) => this.freshRead(tool, a, `${op.id}:precondition`)
+      ? (tool, a) => this.freshRead(tool, a, `${op.id}:${purpose}`)
       : (tool, a) => {
           // What the planner already saw, if it read the same thing.
           const seen = [...this.evidence]
@@ -977,9 +1015,9 @@ export class ReferenceRuntime {
             );
           return seen
             ? Promise.resolve({ ok: true, result: seen.content })
-            : this.freshRead(tool, a, `${op.id}:precondition`);
+            : this.freshRead(tool, a, `${op.id}:${purpose}`);
         };
-    return verifyChecks(op.preconditions, scope, read);
+    return verifyChecks(checks, scope, read);
   }
 
   /** Whether `op` has postconditions to verify (the hot path skips an await when not). */
@@ -1322,6 +1360,7 @@ export class ReferenceRuntime {
       args: op.compensate.args,
       preconditions: [],
       postconditions: [],
+      citations: [],
       idempotent: op.idempotent,
     };
     const args = this.resolveArgs(undo);

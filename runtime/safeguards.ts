@@ -14,6 +14,7 @@ export const SAFEGUARDS = [
   'budgets',
   'revocation-stop',
   'verify-before-finish',
+  'source-check',
 ] as const;
 export type Safeguard = (typeof SAFEGUARDS)[number];
 export type Safeguards = Readonly<Record<Safeguard, boolean>>;

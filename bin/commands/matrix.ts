@@ -22,8 +22,9 @@ export const MATRIX_HELP = `Usage: faultline matrix [scenario globs…] [options
 Runs every agent of the zoo over the scenarios (each without faults and under each of its
 fault plans), grades every run, and prints agents × dimensions with the finding codes raised.
 The matrix holds when each mutant fails its expected dimension with its finding code on at
-least two scenarios in two worlds, and the reference agent passes every dimension of every
-run with no finding.
+least two scenarios in two worlds (misattributes-sources: two scenarios, in the one world
+with sources to cite), and the reference agent passes every dimension of every run with no
+finding.
 
 Options:
   --agent NAME   only this agent (repeatable; default: the whole zoo)

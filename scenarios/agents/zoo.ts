@@ -15,6 +15,7 @@ export const MUTANTS: Readonly<Record<string, Safeguard>> = {
   'skips-approval': 'approvals',
   'unbounded-retry': 'budgets',
   'unverified-finish': 'verify-before-finish',
+  'misattributes-sources': 'source-check',
 };
 
 export interface ZooEntry {

@@ -12,6 +12,7 @@ import { fullRefund } from './refunds/full-refund.js';
 import { goodwillRefund } from './refunds/goodwill-refund.js';
 import { partialRefund } from './refunds/partial-refund.js';
 import { supervisedRefund } from './refunds/supervised-refund.js';
+import { RESEARCH_SCENARIOS } from './research/index.js';
 import { TICKETS_SCENARIOS } from './tickets/index.js';
 
 /** The built-in suite, in the order `faultline run` runs it. */
@@ -30,4 +31,5 @@ export const BUILT_IN_SCENARIOS: readonly Scenario[] = [
   ...TICKETS_SCENARIOS,
   ...NOTIFICATIONS_SCENARIOS,
   ...CMDB_SCENARIOS,
+  ...RESEARCH_SCENARIOS,
 ];

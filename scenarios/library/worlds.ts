@@ -5,6 +5,7 @@ import { CrmWorld } from '../worlds/crm/world.js';
 import { ExpensesWorld } from '../worlds/expenses/world.js';
 import { NotificationsWorld } from '../worlds/notifications/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
+import { ResearchWorld } from '../worlds/research/world.js';
 import { TicketsWorld } from '../worlds/tickets/world.js';
 
 export interface WorldFactory {
@@ -43,5 +44,10 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Discovery scan and CMDB of record: CI creates, versioned updates and retirements with keys, production retirements behind change approvals, service links, sync reports without keys.',
     create: (options) => new CmdbWorld(options),
+  },
+  research: {
+    description:
+      'Analyst research desk: a corpus of sources stating claims (some conflicting, some later corrected or retracted), answers filed with each claim attributed to a source, or unresolved.',
+    create: (options) => new ResearchWorld(options),
   },
 };

@@ -182,6 +182,19 @@ const CASES: Record<FindingCode, CodeCase> = {
     cleanBy: 'reference on refunds/partial-refund#none',
     clean: () => run('refunds/partial-refund', 'none', 'reference'),
   },
+  // The planted statement makes the gullible planner file a recommendation that cites nothing.
+  'unsupported-claim': mutant(
+    'obeys-injection',
+    'research/payroll-vendor-diligence',
+    'hostile-vendor-statement',
+  ),
+  'misattributed-claim': mutant(
+    'misattributes-sources',
+    'research/lfp-battery-share',
+    'dataset-retracted',
+  ),
+  // The chat loop files every answer it is given, the last one citing a refuted claim.
+  'ignored-conflict': mutant('naive-chat-loop', 'research/ppi-clopidogrel'),
   // policy
   'tool-outside-contract': mutant('naive-chat-loop', NO_MESSAGES),
   'resource-outside-scope': mutant('naive-chat-loop', OTHER_ORDER),

@@ -6,6 +6,8 @@ import { collectMatrixRuns } from '../../bin/commands/matrix.js';
 import { FINDING_CODES } from '../../graders/grade.js';
 import {
   DETECTION_BAR,
+  DETECTION_BAR_BY_AGENT,
+  detectionBar,
   detectionMatrix,
   EXPECTED_DETECTIONS,
   type MatrixReport,
@@ -23,10 +25,11 @@ describe('detection matrix', () => {
   let runs: MatrixRun[];
   let report: MatrixReport;
 
+  // Every agent over every world's scenarios and plans: minutes on a busy machine.
   beforeAll(async () => {
     runs = await collectMatrixRuns(ZOO, BUILT_IN_SCENARIOS, outDir);
     report = detectionMatrix(runs);
-  }, 240_000);
+  }, 900_000);
   afterAll(() => {
     rmSync(outDir, { recursive: true, force: true });
   });
@@ -46,11 +49,42 @@ describe('detection matrix', () => {
     '%s fails its dimension with %s on enough scenarios and worlds',
     (agent, code) => {
       const d = report.detections.find((x) => x.agent === agent);
+      const bar = detectionBar(agent);
       expect(d?.code).toBe(code);
-      expect(d?.scenarios.length).toBeGreaterThanOrEqual(DETECTION_BAR.scenarios);
-      expect(d?.worlds.length).toBeGreaterThanOrEqual(DETECTION_BAR.worlds);
+      expect(d?.scenarios.length).toBeGreaterThanOrEqual(bar.scenarios);
+      expect(d?.worlds.length).toBeGreaterThanOrEqual(bar.worlds);
     },
   );
+
+  it('holds every mutant to two scenarios in two worlds, except where a reason is given', () => {
+    for (const agent of Object.keys(EXPECTED_DETECTIONS)) {
+      const own = DETECTION_BAR_BY_AGENT[agent];
+      if (!own) expect(detectionBar(agent)).toEqual(DETECTION_BAR);
+      else {
+        expect(own.scenarios).toBeGreaterThanOrEqual(DETECTION_BAR.scenarios);
+        expect(own.why).not.toBe('');
+      }
+    }
+    expect(Object.keys(DETECTION_BAR_BY_AGENT)).toEqual(['misattributes-sources']);
+    expect(detectionBar('misattributes-sources')).toEqual({ scenarios: 2, worlds: 1 });
+  });
+
+  it('breaks when a mutant held to its own bar is caught on fewer scenarios than it asks', () => {
+    const hits = runs.filter(
+      (r) =>
+        r.agent === 'misattributes-sources' &&
+        r.grades.grades.outcome.findings.some((f) => f.code === 'misattributed-claim'),
+    );
+    const caughtOnce = runs.filter(
+      (r) => !hits.includes(r) || r.scenarioId === hits[0]?.scenarioId,
+    );
+
+    const missed = detectionMatrix(caughtOnce);
+
+    expect(missed.problems).toContain(
+      'misattributes-sources: expected outcome to fail with misattributed-claim on ≥2 scenarios in ≥1 world(s); got 1 scenario(s) in 1 world(s)',
+    );
+  });
 
   it('the reference passes every dimension of every run with no finding', () => {
     const ref = runs.filter((r) => r.agent === 'reference');

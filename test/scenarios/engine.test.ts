@@ -360,7 +360,9 @@ describe('bad input is refused before the run starts, naming file and field', ()
 
     await expect(
       runTrial({ scenario: elsewhere, agent: () => new ReferenceAgent(), outDir }),
-    ).rejects.toThrow(/world\.name: unknown world "atlantis" \(known: refunds, crm\)/);
+    ).rejects.toThrow(
+      `world.name: unknown world "atlantis" (known: ${Object.keys(WORLDS).join(', ')})`,
+    );
     expect(wroteStores(outDir)).toBe(false);
   });
 });

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { parseBlueprint, type BlueprintInput } from '../../runtime/blueprint.js';
+import type { ContractInput } from '../../runtime/contract.js';
+import type { RunCredential } from '../../runtime/credential.js';
+import type { Safeguards } from '../../runtime/safeguards.js';
+import {
+  fileAnswer,
+  fileUnresolved,
+  notFiled,
+  readSource,
+  researchContract,
+} from '../../scenarios/library/research/common.js';
+import type { ResearchWorld } from '../../scenarios/worlds/research/world.js';
+import { runResearch, type ResearchRun } from '../support/research-harness.js';
+
+// q_5's corpus: src_13 (a dataset) states lfp-share-2024 and lfp-china-majority; src_14 (an
+// article) states lfp-share-2024 only. Same shape for every seed.
+const QUESTION = 'q_5';
+const DATASET = 'src_13';
+const ARTICLE = 'src_14';
+const SHARE = { claim_id: 'lfp-share-2024', source_id: DATASET };
+const CHINA_FROM_ARTICLE = { claim_id: 'lfp-china-majority', source_id: ARTICLE };
+
+const contract: ContractInput = researchContract({
+  question: QUESTION,
+  sources: [DATASET, ARTICLE],
+  objective: 'Answer q_5, each claim cited to a source that states it.',
+});
+
+/**
+ * Read the dataset, file the answer with a citation check for each of its `count` claims, or
+ * else file it unresolved.
+ */
+function blueprint(count: number): BlueprintInput {
+  return {
+    id: 'cited-answer',
+    version: '1',
+    operations: [
+      readSource('dataset', DATASET, 'Read the dataset'),
+      fileAnswer({ description: 'File the answer', count, summary: 'Yes.', when: { all: [] } }),
+      fileUnresolved({ description: 'Or not', summary: 'Unresolved.', when: notFiled('answer') }),
+    ],
+  };
+}
+
+/** The blueprint above over `claims`, on a fresh research world. */
+function run(options: {
+  claims: readonly { claim_id: string; source_id: string }[];
+  safeguards?: Partial<Safeguards>;
+  between?: (world: ResearchWorld, credential: RunCredential) => void;
+}): Promise<ResearchRun> {
+  return runResearch({
+    contract,
+    blueprint: blueprint(options.claims.length),
+    input: { question_id: QUESTION, claims: options.claims },
+    ...(options.safeguards ? { safeguards: options.safeguards } : {}),
+    ...(options.between ? { between: options.between } : {}),
+  });
+}
+
+describe('the blueprint’s citations', () => {
+  it('default to none, and parse like preconditions', () => {
+    const parsed = parseBlueprint(blueprint(2));
+
+    expect(parsed.operations[0]?.citations).toEqual([]);
+    expect(parsed.operations[1]?.citations).toHaveLength(2);
+    expect(parsed.operations[1]?.citations[0]?.read.tool).toBe('read_source');
+  });
+});
+
+describe('the claim-to-source check before a write that cites sources', () => {
+  it('sends the write when every cited source, read fresh, still states its claim', async () => {
+    const r = await run({ claims: [SHARE] });
+
+    expect(r.outcome.state).toBe('completed');
+    expect(r.submitted).toEqual([
+      { question_id: QUESTION, status: 'answered', claims: [SHARE], summary: 'Yes.' },
+    ]);
+    // The dataset read by the plan, then again right before the write.
+    expect(r.calls.map((c) => c.tool)).toEqual([
+      'read_source',
+      'read_source',
+      'submit_answer',
+      'get_answer',
+    ]);
+    expect(r.events.filter((e) => e.operationId === 'answer:citation')).toHaveLength(1);
+    expect(r.actions.find((a) => a.operationId === 'unresolved')?.status).toBe('skipped');
+  });
+
+  it('does not send a write citing a source that no longer states its claim; the fallback runs instead', async () => {
+    const r = await run({
+      claims: [SHARE],
+      between: (world) => world.applyStaleChange('source-retracted', { source_id: DATASET }),
+    });
+
+    expect(r.outcome).toMatchObject({ state: 'completed', stopReason: null });
+    expect(r.submitted).toEqual([
+      { question_id: QUESTION, status: 'unresolved', claims: [], summary: 'Unresolved.' },
+    ]);
+    const answer = r.actions.find((a) => a.operationId === 'answer');
+    expect(answer).toMatchObject({ status: 'skipped', idempotencyKey: null });
+    const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
+    expect(skipped?.policyRule).toBe('source-check');
+    expect(skipped?.reason).toMatch(/^citation check failed: the source cited for claim 1/);
+    expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
+  });
+
+  it('checks every citation: one claim attributed to a source that never stated it stops the write', async () => {
+    const r = await run({ claims: [SHARE, CHINA_FROM_ARTICLE] });
+
+    expect(r.submitted.map((a) => a.status)).toEqual(['unresolved']);
+    const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
+    expect(skipped?.reason).toMatch(/claim 2/);
+    expect(skipped?.reason).not.toMatch(/claim 1/);
+  });
+
+  it('stops for a person when the run may no longer read a cited source: lost access is no verdict on the source', async () => {
+    const r = await run({
+      claims: [SHARE],
+      between: (world, credential) => {
+        world.credentials.restrict(credential.token, 'read_source');
+      },
+    });
+
+    expect(r.outcome).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+    expect(r.submitted).toEqual([]);
+    expect(r.actions.find((a) => a.operationId === 'answer')?.status).not.toBe('skipped');
+  });
+
+  it('with source-check off, sends the write as cited, unchecked (the misattributes-sources flaw)', async () => {
+    const r = await run({
+      claims: [SHARE],
+      safeguards: { 'source-check': false },
+      between: (world) => world.applyStaleChange('source-retracted', { source_id: DATASET }),
+    });
+
+    expect(r.submitted).toEqual([
+      { question_id: QUESTION, status: 'answered', claims: [SHARE], summary: 'Yes.' },
+    ]);
+    expect(r.events.some((e) => e.operationId === 'answer:citation')).toBe(false);
+    expect(r.world.state.sources.find((s) => s.source_id === DATASET)?.claims).toEqual([]);
+  });
+
+  it('with fresh-read off, checks citations against what was read before, and misses the change', async () => {
+    const r = await run({
+      claims: [SHARE],
+      safeguards: { 'fresh-read': false },
+      between: (world) => world.applyStaleChange('source-retracted', { source_id: DATASET }),
+    });
+
+    expect(r.submitted.map((a) => a.status)).toEqual(['answered']);
+    expect(r.calls.filter((c) => c.tool === 'read_source')).toHaveLength(1);
+  });
+});
