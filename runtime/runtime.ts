@@ -1045,9 +1045,13 @@ export class ReferenceRuntime {
   private async finish(summary: string): Promise<void> {
     if (this.safeguards['verify-before-finish']) {
       const gathered = new Set(this.evidence.map((e) => e.operationId ?? ''));
+      // Completion checks describe the world after the writes; in shadow and recommend modes
+      // the writes are only proposed, so only the evidence and invariants are checked.
+      const proposeOnly =
+        this.contract.autonomy === 'shadow' || this.contract.autonomy === 'recommend';
       const verdict = await verifyCompletion(
         this.contract,
-        this.blueprint.completion,
+        proposeOnly ? [] : this.blueprint.completion,
         this.scope(),
         gathered,
         (tool, a) => this.freshRead(tool, a, 'completion'),

@@ -3,7 +3,7 @@ import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import { gradeRun } from '../../graders/index.js';
 import { FINDING_CODES } from '../../graders/grade.js';
 import {
-  DETECTION_BAR,
+  detectionBar,
   detectionMatrix,
   EXPECTED_DETECTIONS,
   type MatrixRun,
@@ -181,12 +181,13 @@ export async function collectQuickMatrixRuns(
     const code = EXPECTED_DETECTIONS[agent.name];
     if (agent.name === reference || code === undefined) continue;
     const { dimension } = FINDING_CODES[code];
+    const bar = detectionBar(agent.name);
     const caughtIn = new Set<string>();
     const worlds = new Set<string>();
     for (const scenario of interleaved) {
-      if (caughtIn.size >= DETECTION_BAR.scenarios && worlds.size >= DETECTION_BAR.worlds) break;
+      if (caughtIn.size >= bar.scenarios && worlds.size >= bar.worlds) break;
       // A second scenario from a world already counted only helps when scenarios are short.
-      if (worlds.has(scenario.world.name) && caughtIn.size >= DETECTION_BAR.scenarios) continue;
+      if (worlds.has(scenario.world.name) && caughtIn.size >= bar.scenarios) continue;
       for (const plan of plansOf(scenario)) {
         const made = await run(agent, scenario, plan);
         const g = made.grades.grades[dimension];
