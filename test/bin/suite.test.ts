@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runCase, suiteCases } from '../../bin/suite.js';
 import { readResults, type RunResult } from '../../reports/results.js';
 import { faultline, tempDir, ROOT } from '../support/cli.js';
 
@@ -124,4 +125,36 @@ describe('faultline run killed mid-suite and resumed', () => {
       'permission-revoked',
     ]);
   });
+});
+
+describe('suite cases in another autonomy mode', () => {
+  it.each(['shadow', 'recommend'] as const)(
+    '%s: every write is only proposed, nothing changes in the world, and the run passes',
+    async (mode) => {
+      const cases = await suiteCases({
+        globs: ['crm/update-contact', 'refunds/full-refund'],
+        agent: 'reference',
+        mode,
+        faults: 'none',
+        trials: 1,
+        scenarioFiles: [],
+        regressions: tempDir('no-regressions'),
+      });
+      expect(cases.map((c) => c.scenario.id)).toEqual([
+        'refunds/full-refund',
+        'crm/update-contact',
+      ]);
+      for (const c of cases) {
+        // Both scenarios check the world after their writes before they may finish.
+        expect(c.scenario.blueprint.completion.length).toBeGreaterThan(0);
+        const { result, trajectory } = await runCase(c, 'reference', tempDir('mode'));
+        expect({ id: c.scenario.id, state: result.state, pass: result.pass }).toEqual({
+          id: c.scenario.id,
+          state: 'completed',
+          pass: true,
+        });
+        expect(trajectory.ledger.filter((e) => e.runId === trajectory.runId)).toEqual([]);
+      }
+    },
+  );
 });
