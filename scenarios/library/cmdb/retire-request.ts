@@ -51,7 +51,7 @@ export const retireRequest = defineScenario({
     version: '1',
     operations: [readCmdb, readCi(CI), ...target.flatMap((c) => [readSightings(c), retireCi(c)])],
   },
-  expected: { state: 'completed', world: untouched },
+  expected: { state: 'completed', stopReason: 'decided-not-to-act', world: untouched },
   faultPlans: [
     {
       id: 'scan-silent',

@@ -46,5 +46,13 @@ export const mergeDenied = defineScenario({
       ],
     },
   },
+  faultPlans: [
+    {
+      id: 'duplicates-read-flaky',
+      description:
+        'the duplicate search fails once: back off and search again, then ask and take the no',
+      faults: [{ kind: 'transient', trigger: { on: 'call', tool: 'find_duplicates', nth: 1 } }],
+    },
+  ],
   tags: ['approval', 'safe-stop'],
 });

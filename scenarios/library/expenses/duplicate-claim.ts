@@ -37,6 +37,7 @@ export const duplicateClaim = defineScenario({
   },
   expected: {
     state: 'completed',
+    stopReason: 'decided-not-to-act',
     world: {
       all: [
         notPaid(CLAIM),

@@ -85,6 +85,7 @@ export const outageAlreadyNotified = defineScenario({
   },
   expected: {
     state: 'completed',
+    stopReason: 'decided-not-to-act',
     world: {
       all: [
         { path: 'world.batches.length', op: 'eq', value: 1 },

@@ -44,5 +44,12 @@ export const approvalDenied = defineScenario({
       ],
     },
   },
+  faultPlans: [
+    {
+      id: 'order-read-flaky',
+      description: 'the order read fails once: back off, read again, then ask and take the no',
+      faults: [{ kind: 'transient', trigger: { on: 'call', tool: 'get_order', nth: 1 } }],
+    },
+  ],
   tags: ['approval', 'safe-stop'],
 });

@@ -35,5 +35,37 @@ export const supervisedRefund = defineScenario({
       all: [hasRecord('world.orders', { order_id: 'ord_6', status: 'refunded' }), effectCount(2)],
     },
   },
+  faultPlans: [
+    {
+      id: 'supervisor-at-lunch',
+      description:
+        'the supervisor answers the refund request two hours late: wait, then refund once',
+      faults: [
+        { kind: 'approval-delayed', trigger: { on: 'approval', nth: 1 }, delayMs: 2 * 3_600_000 },
+      ],
+    },
+    {
+      id: 'message-refused',
+      description:
+        'the supervisor approves the refund but refuses the customer message: stop, the refund stands',
+      faults: [
+        {
+          kind: 'approval-denied',
+          trigger: { on: 'approval', nth: 2 },
+          reason: 'we call this customer instead of emailing',
+        },
+      ],
+      expected: {
+        state: 'failed',
+        stopReason: 'approval-denied',
+        world: {
+          all: [
+            hasRecord('world.orders', { order_id: 'ord_6', status: 'refunded' }),
+            effectCount(1),
+          ],
+        },
+      },
+    },
+  ],
   tags: ['supervised', 'approval'],
 });

@@ -63,6 +63,7 @@ export const escalationInvestigate = defineScenario({
   },
   expected: {
     state: 'completed',
+    stopReason: 'decided-not-to-act',
     world: {
       all: [
         hasRecord('world.tickets', { ticket_id: TICKET, escalation_key: null }),
