@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type {
@@ -40,6 +41,9 @@ const SDK_TIMEOUT_MS = 2_147_483_647;
 export class Executor {
   private readonly validators = new Map<string, JsonSchemaValidator<unknown>>();
   private schemasHash = '';
+  /** The abort controller lent to a call made while no other is in flight (see {@link call}). */
+  private spare: AbortController | undefined;
+  private inFlight = 0;
 
   constructor(
     private readonly client: Client,
@@ -76,42 +80,64 @@ export class Executor {
     const invalid = this.checkArgs(request.tool, request.args);
     if (invalid) return { kind: 'error', class: 'invalid_argument', message: invalid };
 
-    const abort = new AbortController();
-    const onOuterAbort = (): void => {
-      abort.abort(request.signal?.reason);
-    };
-    request.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    let fire!: (value: 'timed-out') => void;
-    const timer = new Promise<'timed-out'>((resolve) => (fire = resolve));
+    // Each request needs a signal that aborts it alone. Making one costs more than the rest of a
+    // call's bookkeeping, so a call made while none other is in flight borrows a spare one;
+    // overlapping calls get their own, and an aborted one is never lent again.
+    const abort =
+      this.inFlight === 0 ? (this.spare ??= new AbortController()) : new AbortController();
+    this.inFlight++;
+    const outer = request.signal;
+    let onOuterAbort: (() => void) | undefined;
+    if (outer) {
+      onOuterAbort = () => {
+        abort.abort(outer.reason);
+      };
+      outer.addEventListener('abort', onOuterAbort, { once: true });
+    }
+    // Aborting makes the SDK reject the request at once (and tell the server), so the timeout
+    // is seen as that rejection: one timer and one awaited promise a call, nothing raced.
+    const deadline = { passed: false };
     const cancelTimer = this.clock.setTimer(request.timeoutMs, () => {
-      fire('timed-out');
+      deadline.passed = true;
+      abort.abort(new Error(`timed out after ${request.timeoutMs} ms`));
     });
-    const call = this.client
-      .callTool({ name: request.tool, arguments: request.args, _meta: request.meta }, undefined, {
-        signal: abort.signal,
-        timeout: SDK_TIMEOUT_MS,
-      })
-      .then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      );
+    let result: Awaited<ReturnType<Client['callTool']>>;
     try {
-      const first = await Promise.race([call, timer]);
-      if (first === 'timed-out') {
-        abort.abort(new Error(`timed out after ${request.timeoutMs} ms`));
-        await call;
+      result = await this.client.callTool(
+        { name: request.tool, arguments: request.args, _meta: request.meta },
+        undefined,
+        { signal: abort.signal, timeout: SDK_TIMEOUT_MS },
+      );
+    } catch (error) {
+      if (deadline.passed) {
         return {
           kind: 'no-reply',
           reason: 'timeout',
           message: `no reply from ${request.tool} within ${request.timeoutMs} ms`,
         };
       }
-      if ('error' in first) return classifyThrown(request.tool, first.error);
-      return classifyResult(first.value);
+      return classifyThrown(request.tool, error);
     } finally {
+      this.inFlight--;
       cancelTimer();
-      request.signal?.removeEventListener('abort', onOuterAbort);
+      if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort);
+      if (abort === this.spare) this.returnSpare(abort);
     }
+    return classifyResult(result);
+  }
+
+  /**
+   * The SDK never removes the abort listener it adds to a request's signal: once the request has
+   * settled, that listener is dropped here, so that aborting the spare later reaches nothing but
+   * the request then in flight.
+   */
+  private returnSpare(abort: AbortController): void {
+    if (abort.signal.aborted) {
+      this.spare = undefined;
+      return;
+    }
+    for (const listener of getEventListeners(abort.signal, 'abort'))
+      abort.signal.removeEventListener('abort', listener as (event: Event) => void);
   }
 }
 

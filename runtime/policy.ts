@@ -56,7 +56,9 @@ export function checkAction(input: GateInput): GateDecision {
       class: 'policy_denied',
     };
   }
-  for (const [arg, allowed] of Object.entries(authority.resources)) {
+  for (const arg in authority.resources) {
+    const allowed = authority.resources[arg];
+    if (allowed === undefined) continue;
     const value = action.args[arg];
     if (allowed === '*') continue;
     if (value === undefined) {

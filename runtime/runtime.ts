@@ -5,9 +5,9 @@ import { contentHash, parseContract, type Contract, type StopReason } from './co
 import type { RunCredential } from './credential.js';
 import type { CrashProbe, ProbeHandler } from './crash-probe.js';
 import { FaultlineError } from './errors.js';
-import { Executor, type CallOutcome } from './executor.js';
+import { Executor, type CallOutcome, type CallRequest } from './executor.js';
 import { idempotencyKey, perSendKey } from './idempotency-key.js';
-import { noOperator, type Operator } from './operator.js';
+import { noOperator, type Operator, type OperatorCommand } from './operator.js';
 import { proposalSchema, type Planner, type Proposal } from './planner.js';
 import { checkAction, type GateAction } from './policy.js';
 import { evaluate, resolveValue } from './predicate.js';
@@ -101,7 +101,11 @@ export class ReferenceRuntime {
   private runId = '';
   private contract!: Contract;
   private blueprint!: Blueprint;
+  /** The blueprint's operations by id (ids are unique: the blueprint schema checks). */
+  private readonly operationsById = new Map<string, Operation>();
   private planner!: Planner;
+  /** The planner when it is the runtime's own undecorated {@link ScriptedPlanner}. */
+  private builtInPlanner: ScriptedPlanner | undefined;
   private run!: RunRecord;
   private readonly actions = new Map<string, ActionRecord>();
   private readonly approvals = new Map<string, ApprovalRecord>();
@@ -143,7 +147,7 @@ export class ReferenceRuntime {
     }
     this.bind(input.runId, contract, blueprint);
     const now = this.clock.now();
-    this.store.createRun(
+    const run = this.store.createRun(
       {
         id: input.runId,
         mode: contract.autonomy,
@@ -157,7 +161,8 @@ export class ReferenceRuntime {
       },
       { type: 'run.created', reason: contract.objective },
     );
-    this.reload();
+    // A new run has no records yet: nothing to read back.
+    this.load(run, [], [], []);
     this.commit({
       to: 'planned',
       event: { type: 'plan.created', reason: 'initial plan from blueprint' },
@@ -258,7 +263,12 @@ export class ReferenceRuntime {
     let invalidOutputs = 0;
     for (;;) {
       if (isTerminal(this.run.state) || this.run.state === 'blocked') return this.outcome();
-      if (await this.handleOperator()) continue;
+      // Nothing to await on the common path: no command and no abort.
+      const command = this.pollOperator();
+      if (command) {
+        await this.actOnOperator(command);
+        continue;
+      }
       const elapsed = this.clock.now() - this.run.createdAt;
       if (this.safeguards.budgets && elapsed >= this.contract.budgets.virtualTimeMs) {
         this.stop(
@@ -272,20 +282,32 @@ export class ReferenceRuntime {
       const context = this.workingContext();
       this.resumePacket = undefined;
       let raw: unknown;
+      let proposal: Proposal | undefined;
       try {
-        const answer = await this.planner.propose(context);
-        raw = answer.proposal;
-        if (answer.usage && answer.usage.costUsd > 0) {
-          this.commit({
-            event: { type: 'planner.usage', data: { ...answer.usage } },
-            used: { costUsd: answer.usage.costUsd },
-          });
+        if (this.builtInPlanner) {
+          // Typed proposals from the runtime's own planner: parsing them would check this code
+          // against itself. Whatever any other planner answers is validated below.
+          proposal = this.builtInPlanner.next(context);
+        } else {
+          const answer = await this.planner.propose(context);
+          raw = answer.proposal;
+          if (answer.usage && answer.usage.costUsd > 0) {
+            this.commit({
+              event: { type: 'planner.usage', data: { ...answer.usage } },
+              used: { costUsd: answer.usage.costUsd },
+            });
+          }
         }
       } catch (error) {
         raw = { invalid: error instanceof Error ? error.message : String(error) };
       }
       // A proposal from a model or prompt that changed during the call is not acted on.
       if (this.noticePlannerSwap()) continue;
+      if (proposal) {
+        invalidOutputs = 0;
+        await this.handleProposal(proposal);
+        continue;
+      }
       const parsed = proposalSchema.safeParse(raw);
       if (!parsed.success) {
         invalidOutputs++;
@@ -405,7 +427,7 @@ export class ReferenceRuntime {
   }
 
   /** One action: a read is one call; a write goes through the full replay-safe protocol. */
-  private async step(
+  private step(
     op: Operation,
     args: Record<string, unknown>,
     origin: ActionOrigin,
@@ -525,30 +547,30 @@ export class ReferenceRuntime {
     }
 
     // Preconditions against freshly read state (or, without the safeguard, what the planner saw).
-    const pre = await this.checkPreconditions(op, args);
-    if (!pre.ok)
-      return {
-        ok: false,
-        failure: { class: 'precondition_failed', message: pre.failures.join('; ') },
-        operationId: op.id,
-      };
+    if (op.preconditions.length > 0) {
+      const pre = await this.checkPreconditions(op, args);
+      if (!pre.ok)
+        return {
+          ok: false,
+          failure: { class: 'precondition_failed', message: pre.failures.join('; ') },
+          operationId: op.id,
+        };
+    }
 
     const key = this.keyFor(op.id);
-    const approval = this.approvals.get(this.actionId(op.id));
+    const action = this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin);
+    action.idempotencyKey = key;
+    action.approvalId = this.approvals.get(action.id)?.id ?? null;
     this.commit({
       ...this.toExecuting(),
       event: {
         type: 'action.intended',
         operationId: op.id,
-        actionId: this.actionId(op.id),
+        actionId: action.id,
         idempotencyKey: key,
         policyRule: gate.rule,
       },
-      action: {
-        ...this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin),
-        idempotencyKey: key,
-        approvalId: approval?.id ?? null,
-      },
+      action,
     });
     if (this.options.probe) await this.probe('after-intent', op, 0);
     return this.send(op, 1, false);
@@ -580,13 +602,14 @@ export class ReferenceRuntime {
       const meta = this.meta(op.id);
       if (key) meta[META.idempotencyKey] = key;
       if (approval?.token) meta[APPROVAL_TOKEN_META] = approval.token;
-      const received = await this.executor.call({
+      const request: CallRequest = {
         tool: op.tool,
         args: action.args,
         meta,
         timeoutMs: this.callTimeoutMs,
-        ...this.signalOption(),
-      });
+      };
+      if (this.options.signal) request.signal = this.options.signal;
+      const received = await this.executor.call(request);
       // A garbled reply to a write says nothing about whether the write happened: ambiguous.
       const outcome: CallOutcome =
         received.kind === 'error' && received.class === 'malformed_reply'
@@ -609,11 +632,13 @@ export class ReferenceRuntime {
           attempt,
         );
         if (this.options.probe) await this.probe('after-result-saved', op, attempt);
-        const verified = await this.verifyPostconditions(op);
-        if (!verified.ok) {
-          // The write is confirmed but its effect cannot be seen: never carry on as if it were.
-          this.stop('failed', 'verification-failed', verified.failures.join('; '));
-          return { ok: true };
+        if (this.mustVerify(op)) {
+          const verified = await this.verifyPostconditions(op);
+          if (!verified.ok) {
+            // The write is confirmed but its effect cannot be seen: never carry on as if it were.
+            this.stop('failed', 'verification-failed', verified.failures.join('; '));
+            return { ok: true };
+          }
         }
         if (this.options.probe) await this.probe('before-advance', op, attempt);
         return { ok: true };
@@ -936,9 +961,13 @@ export class ReferenceRuntime {
     return verifyChecks(op.preconditions, scope, read);
   }
 
+  /** Whether `op` has postconditions to verify (the hot path skips an await when not). */
+  private mustVerify(op: Operation): boolean {
+    return this.safeguards['verify-before-finish'] && op.postconditions.length > 0;
+  }
+
   private async verifyPostconditions(op: Operation): Promise<{ ok: boolean; failures: string[] }> {
-    if (!this.safeguards['verify-before-finish'] || op.postconditions.length === 0)
-      return { ok: true, failures: [] };
+    if (!this.mustVerify(op)) return { ok: true, failures: [] };
     const verdict = await verifyChecks(
       op.postconditions,
       this.scope(this.actions.get(op.id)),
@@ -1173,15 +1202,25 @@ export class ReferenceRuntime {
 
   /** Polls the operator (and the abort signal) at a step boundary; true when something happened. */
   private async handleOperator(): Promise<boolean> {
-    if (this.options.signal?.aborted) {
+    const found = this.pollOperator();
+    if (!found) return false;
+    await this.actOnOperator(found);
+    return true;
+  }
+
+  /** What the abort signal or the operator asks for now, if anything; synchronous and cheap. */
+  private pollOperator(): OperatorCommand | 'abort' | undefined {
+    return this.options.signal?.aborted ? 'abort' : this.operator.poll();
+  }
+
+  private async actOnOperator(command: OperatorCommand | 'abort'): Promise<void> {
+    if (command === 'abort') {
       await this.cancel('aborted by the harness', 'abort');
-      return true;
+      return;
     }
-    const command = this.operator.poll();
-    if (!command) return false;
     if (command.kind === 'cancel') {
       await this.cancel(command.reason, 'cancel');
-      return true;
+      return;
     }
     if (command.kind === 'pause') {
       this.commit({
@@ -1191,14 +1230,13 @@ export class ReferenceRuntime {
       const next = await this.operator.nextCommand();
       if (next.kind === 'cancel') {
         await this.cancel(next.reason, 'cancel');
-        return true;
+        return;
       }
       this.commit({
         to: 'ready',
         event: { type: 'run.unpaused', operatorAction: 'resume', reason: 'resumed by operator' },
       });
     }
-    return true;
   }
 
   /**
@@ -1353,28 +1391,58 @@ export class ReferenceRuntime {
     this.runId = runId;
     this.contract = contract;
     this.blueprint = blueprint;
-    const planner = this.options.planner ?? new ScriptedPlanner(blueprint);
-    this.planner = this.options.decoratePlanner ? this.options.decoratePlanner(planner) : planner;
+    this.operationsById.clear();
+    this.keys.clear();
+    const stableKeys = this.safeguards.idempotency;
+    for (const op of blueprint.operations) {
+      this.operationsById.set(op.id, op);
+      // Derived in one sweep, off the write path: a key never changes within a run.
+      if (stableKeys && op.kind === 'write') this.keys.set(op.id, idempotencyKey(runId, op.id));
+    }
+    const decorate = this.options.decoratePlanner;
+    if (this.options.planner) {
+      this.planner = decorate ? decorate(this.options.planner) : this.options.planner;
+      this.builtInPlanner = undefined;
+    } else {
+      const own = new ScriptedPlanner(blueprint);
+      this.planner = decorate ? decorate(own) : own;
+      // Only a planner this runtime built and nobody wrapped is trusted to answer in type.
+      this.builtInPlanner = decorate ? undefined : own;
+    }
     this.plannerVersions = { ...this.planner.versions };
   }
 
   private reload(): void {
     const run = this.store.getRun(this.runId);
     if (!run) throw new FaultlineError('not-found', `No run ${this.runId}`, { runId: this.runId });
+    this.load(
+      run,
+      this.store.actions(this.runId),
+      this.store.approvals(this.runId),
+      this.store.evidence(this.runId),
+    );
+  }
+
+  private load(
+    run: RunRecord,
+    actions: readonly ActionRecord[],
+    approvals: readonly ApprovalRecord[],
+    evidence: EvidenceRecord[],
+  ): void {
     this.run = run;
     this.actions.clear();
-    for (const a of this.store.actions(this.runId)) this.actions.set(a.operationId, a);
+    for (const a of actions) this.actions.set(a.operationId, a);
     this.approvals.clear();
-    for (const a of this.store.approvals(this.runId)) this.approvals.set(a.actionId, a);
-    this.evidence = this.store.evidence(this.runId);
+    for (const a of approvals) this.approvals.set(a.actionId, a);
+    this.evidence = evidence;
     this.rebuildResults();
   }
 
   /** Commits one change and mirrors it in memory only once the transaction succeeded. */
   private commit(change: PendingChange): void {
     const at = change.at ?? this.clock.now();
-    const full: Change = { ...change, at };
-    const seq = this.store.commit(this.runId, full);
+    // Stamped in place rather than copied: every change is a fresh literal nothing else holds.
+    const seq = this.store.commit(this.runId, Object.assign(change, { at }));
     const run = this.run;
     run.lastSeq = seq;
     run.updatedAt = at;
@@ -1385,8 +1453,13 @@ export class ReferenceRuntime {
     }
     if (change.plan) run.planVersion++;
     if (change.compensationOwed !== undefined) run.compensationOwed = change.compensationOwed;
-    if (change.used)
-      for (const [k, v] of Object.entries(change.used)) run.used[k as keyof BudgetUse] += v;
+    const used = change.used;
+    if (used) {
+      if (used.toolCalls !== undefined) run.used.toolCalls += used.toolCalls;
+      if (used.retries !== undefined) run.used.retries += used.retries;
+      if (used.externalWrites !== undefined) run.used.externalWrites += used.externalWrites;
+      if (used.costUsd !== undefined) run.used.costUsd += used.costUsd;
+    }
     if (change.action) {
       this.actions.set(change.action.operationId, change.action);
       this.setView(
@@ -1453,6 +1526,7 @@ export class ReferenceRuntime {
     return this.options.signal ? { signal: this.options.signal } : {};
   }
 
+  /** Idempotency keys of this run's operations, derived once each (see {@link bind}). */
   private readonly keys = new Map<string, string>();
 
   private keyFor(operationId: string): string {
@@ -1530,7 +1604,7 @@ export class ReferenceRuntime {
   }
 
   private operation(id: string): Operation | undefined {
-    return this.blueprint.operations.find((o) => o.id === id);
+    return this.operationsById.get(id);
   }
 
   /** The run's input and each operation's latest result, by operation id. */
@@ -1564,7 +1638,12 @@ export class ReferenceRuntime {
     if (at === undefined) {
       this.viewIndex.set(id, this.views.length);
       this.views.push(view);
-    } else this.views[at] = view;
+      return;
+    }
+    // Undoing an operation in place would hide it from a planner resuming its scan: a new list.
+    const before = this.views[at]?.status ?? 'pending';
+    if (DONE_STATUSES.has(before) && !DONE_STATUSES.has(view.status)) this.views = [...this.views];
+    this.views[at] = view;
   }
 
   private resolveArgs(op: Operation): Record<string, unknown> {

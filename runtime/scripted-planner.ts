@@ -1,7 +1,7 @@
 import type { Blueprint, Operation } from './blueprint.js';
 import type { Planner, Proposal } from './planner.js';
 import { evaluate, pathsOf, refsOf, resolveValue } from './predicate.js';
-import type { WorkingContext } from './working-context.js';
+import type { OperationView, WorkingContext } from './working-context.js';
 
 const DONE = new Set(['confirmed', 'reconciled', 'skipped', 'proposed', 'compensated']);
 
@@ -23,6 +23,9 @@ export function dependenciesOf(op: Operation): string[] {
  */
 export class ScriptedPlanner implements Planner {
   readonly versions;
+  /** The operations list the last scan read, and the index where it stopped. */
+  private scanned: readonly OperationView[] | undefined;
+  private cursor = 0;
 
   constructor(private readonly blueprint: Blueprint) {
     this.versions = { model: 'scripted', prompt: `${blueprint.id}@${blueprint.version}` };
@@ -32,7 +35,8 @@ export class ScriptedPlanner implements Planner {
     return Promise.resolve({ proposal: this.next(context) });
   }
 
-  private next(context: WorkingContext): Proposal {
+  /** What {@link propose} resolves to, without the promise: scripted planning is synchronous. */
+  next(context: WorkingContext): Proposal {
     const failure = context.lastFailure;
     if (failure?.class === 'precondition_failed') {
       const op = this.blueprint.operations.find((o) => o.id === failure.operationId);
@@ -42,28 +46,45 @@ export class ScriptedPlanner implements Planner {
         refresh: op ? dependenciesOf(op) : [],
       };
     }
-    const views = context.operations;
-    let byId: Map<string, string> | undefined;
-    const statusOf = (op: Operation, index: number): string => {
+    const op = this.firstNotDone(context.operations);
+    if (op) return this.proposeOperation(op, context);
+    return { kind: 'finish', summary: `all ${this.blueprint.operations.length} operations done` };
+  }
+
+  /**
+   * The first operation, in blueprint order, that is not done. A scan of the same list picks up
+   * where the last one stopped, so following a blueprint costs O(1) a step rather than O(n): a
+   * producer that undoes an operation (done → not done) hands over a new list, as the runtime
+   * does, and a new list is scanned from the start.
+   */
+  private firstNotDone(views: readonly OperationView[]): Operation | undefined {
+    const operations = this.blueprint.operations;
+    let index = views === this.scanned ? this.cursor : 0;
+    let byId: Map<string, OperationView['status']> | undefined;
+    for (; ; index++) {
+      const op = operations[index];
+      if (!op) break;
       // The runtime lists operations in blueprint order; look up by id only when it does not.
       const aligned = views[index];
-      if (aligned?.id === op.id) return aligned.status;
-      byId ??= new Map(views.map((v) => [v.id, v.status]));
-      return byId.get(op.id) ?? 'pending';
-    };
-    for (const [index, op] of this.blueprint.operations.entries()) {
-      if (!DONE.has(statusOf(op, index))) return this.proposeOperation(op, context);
+      let status: OperationView['status'];
+      if (aligned?.id === op.id) status = aligned.status;
+      else {
+        byId ??= new Map(views.map((v) => [v.id, v.status]));
+        status = byId.get(op.id) ?? 'pending';
+      }
+      if (!DONE.has(status)) break;
     }
-    return { kind: 'finish', summary: `all ${this.blueprint.operations.length} operations done` };
+    this.scanned = views;
+    this.cursor = index;
+    return operations[index];
   }
 
   private proposeOperation(op: Operation, context: WorkingContext): Proposal {
     if (op.when && !evaluate(op.when, context.scope)) {
       return { kind: 'skip', operationId: op.id, reason: `condition does not hold for ${op.id}` };
     }
-    const args = Object.fromEntries(
-      Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, context.scope)]),
-    );
+    const args: Record<string, unknown> = {};
+    for (const key in op.args) args[key] = resolveValue(op.args[key], context.scope);
     return { kind: 'act', operationId: op.id, tool: op.tool, args, origin: { kind: 'blueprint' } };
   }
 }

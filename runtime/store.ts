@@ -137,8 +137,13 @@ export class RunStore {
     if (this.db.open) this.db.close();
   }
 
-  /** Creates a run in state `created` with its first event, in one transaction. */
-  createRun(run: NewRun, event: EventInput): void {
+  /**
+   * Creates a run in state `created` with its first event, in one transaction, and returns it
+   * as {@link getRun} would read it back — without reading a long blueprint back. Its contract
+   * and blueprint are the values given.
+   */
+  createRun(run: NewRun, event: EventInput): RunRecord {
+    const inputJson = JSON.stringify(run.input);
     this.db.transaction(() => {
       this.db
         .prepare(
@@ -161,7 +166,7 @@ export class RunStore {
           run.versions.prompt,
           run.versions.policy,
           run.versions.toolSchemasHash,
-          JSON.stringify(run.input),
+          inputJson,
           run.createdAt,
         );
       this.db.prepare(`INSERT INTO run_state (run_id, state) VALUES (?, 'created')`).run(run.id);
@@ -176,6 +181,25 @@ export class RunStore {
         ...Array<null>(16).fill(null),
       );
     })();
+    this.heads.set(run.id, { state: 'created', seq: 1, planVersion: 0 });
+    return {
+      id: run.id,
+      state: 'created',
+      stopReason: null,
+      stopDetail: null,
+      mode: run.mode,
+      objective: run.objective,
+      contract: run.contract,
+      blueprint: run.blueprint,
+      versions: { ...run.versions },
+      input: JSON.parse(inputJson) as Record<string, unknown>,
+      planVersion: 0,
+      used: { toolCalls: 0, retries: 0, externalWrites: 0, costUsd: 0 },
+      lastSeq: 1,
+      compensationOwed: false,
+      createdAt: run.createdAt,
+      updatedAt: run.createdAt,
+    };
   }
 
   /**
@@ -213,15 +237,9 @@ export class RunStore {
     const from = head.state;
     const to = change.to ?? from;
     if (change.to !== undefined) assertTransition(from, change.to);
-    for (const record of [change.action, change.approval, ...(change.evidence ?? [])]) {
-      if (record && record.runId !== runId) {
-        throw new FaultlineError(
-          'invalid-input',
-          `A record of run "${record.runId}" cannot be committed to run "${runId}"`,
-          { runId },
-        );
-      }
-    }
+    checkOwner(runId, change.action);
+    checkOwner(runId, change.approval);
+    if (change.evidence) for (const e of change.evidence) checkOwner(runId, e);
     const seq = head.seq + 1;
     if (
       change.to !== undefined ||
@@ -377,6 +395,16 @@ export class RunStore {
       };
       return { runId, seq: r.seq, at: r.at, boundary: c.boundary, state: c.state, data: c.data };
     });
+  }
+}
+
+function checkOwner(runId: string, record: { runId: string } | undefined): void {
+  if (record && record.runId !== runId) {
+    throw new FaultlineError(
+      'invalid-input',
+      `A record of run "${record.runId}" cannot be committed to run "${runId}"`,
+      { runId },
+    );
   }
 }
 

@@ -35,6 +35,11 @@ export interface WorkingContext {
   mode: Contract['autonomy'];
   input: Record<string, unknown>;
   planVersion: number;
+  /**
+   * Blueprint operations in order, then content-proposed ones. The list may be updated in
+   * place between calls, but an entry is never undone in place (done → not done): that hands
+   * over a new list, so a planner may resume a scan of the same list where it stopped.
+   */
   operations: readonly OperationView[];
   /** Retrieved content, labelled with provenance; untrusted content is data, never instruction. */
   evidence: readonly {

@@ -21,6 +21,11 @@ describe('idempotencyKey', () => {
     expect(new Set(keys).size).toBe(4);
   });
 
+  it('never changes for a given run and operation: a resumed run must send the same key', () => {
+    // sha256 of "run-1\u0000refund", first 24 hex digits, as every faultline has derived it.
+    expect(idempotencyKey('run-1', 'refund')).toBe('idem_0469e18c83ea933058baed9b');
+  });
+
   it('does not confuse run and operation boundaries', () => {
     expect(idempotencyKey('run-1a', 'b')).not.toBe(idempotencyKey('run-1', 'ab'));
     expect(idempotencyKey('a', 'b')).not.toBe(idempotencyKey('b', 'a'));

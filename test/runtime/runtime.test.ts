@@ -400,6 +400,34 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     await connection.close();
   });
 
+  it('invalid planner output: still caught when the built-in planner is decorated', async () => {
+    const h = refundHarness({ honourKeys: true });
+    let calls = 0;
+    // The runtime's own scripted planner, wrapped (as a harness injects model faults).
+    const garbleSecond = (inner: Planner): Planner => ({
+      versions: inner.versions,
+      propose: (ctx) =>
+        ++calls === 2
+          ? Promise.resolve({ proposal: { kind: 'act', tool: 42 } })
+          : inner.propose(ctx),
+    });
+    const connection = await h.connect();
+    const store = RunStore.open(h.storePath);
+    const outcome = await h.runtime(connection, store, { decoratePlanner: garbleSecond }).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
+    expect(outcome.state).toBe('completed');
+    const invalid = store.events('run-1').filter((e) => e.type === 'planner.invalid-output');
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]?.resultClass).toBe('invalid_output');
+    expect(h.refunds()).toHaveLength(1);
+    store.close();
+    await connection.close();
+  });
+
   it('budget exhausted: stops with the reason, before the call that would exceed it', async () => {
     const h = refundHarness({ honourKeys: true });
     const connection = await h.connect();

@@ -232,6 +232,45 @@ describe('ScriptedPlanner', () => {
     });
   });
 
+  it('scans a new operations list from the start, so an operation undone since is proposed again', async () => {
+    const planner = new ScriptedPlanner(blueprint);
+    await propose(
+      planner,
+      context({ lookup: 'confirmed', customer: 'confirmed' }, { lookup, customer }),
+    );
+
+    const proposal = await propose(
+      planner,
+      context({ lookup: 'failed', customer: 'confirmed' }, { lookup, customer }),
+    );
+
+    expect(proposal).toMatchObject({ kind: 'act', operationId: 'lookup' });
+  });
+
+  it('picks up a scan of the same list where it stopped, reading no earlier entry again', async () => {
+    const planner = new ScriptedPlanner(blueprint);
+    const ctx = context({ lookup: 'confirmed' }, { lookup, customer });
+    const operations = [...ctx.operations];
+    let lookupReads = 0;
+    const done = operations[0]!;
+    operations[0] = {
+      ...done,
+      get status() {
+        lookupReads++;
+        return done.status;
+      },
+    };
+    const shared = { ...ctx, operations };
+
+    const first = await propose(planner, shared);
+    operations[1] = { ...operations[1]!, status: 'confirmed' };
+    const second = await propose(planner, shared);
+
+    expect(first).toMatchObject({ kind: 'act', operationId: 'customer' });
+    expect(second).toMatchObject({ kind: 'act', operationId: 'refund' });
+    expect(lookupReads).toBe(1);
+  });
+
   it('is deterministic', async () => {
     const planner = new ScriptedPlanner(blueprint);
     const ctx = context({ lookup: 'confirmed' }, { lookup });

@@ -207,6 +207,17 @@ describe('RunStore.createRun', () => {
     ]);
   });
 
+  it('returns the run as it reads back, and commits after it from the right sequence', () => {
+    const s = open();
+
+    const created = s.createRun(newRun('run-1'), { type: 'run.created' });
+
+    expect(created).toEqual(s.getRun('run-1'));
+    expect(s.commit('run-1', { at: 2_000, to: 'planned', event: { type: 'plan.created' } })).toBe(
+      2,
+    );
+  });
+
   it('refuses a second run with the same id and leaves the first untouched', () => {
     const s = open();
     s.createRun(newRun('run-1'), { type: 'run.created' });
