@@ -40,6 +40,11 @@ export interface GradeContext {
    * contract's retry budget counts, seen from the wire.
    */
   readonly retries: ReadonlySet<string>;
+  /**
+   * The calls the agent sent: a request the network delivered twice (a duplicate-delivery
+   * fault) is on the wire twice, but it is one call, under one step number.
+   */
+  readonly sent: readonly WireCallRecord[];
 }
 
 /** Two calls are the same request when tool and (canonical) arguments are equal. */
@@ -63,7 +68,14 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
   const planned = trajectory.faults.planned.map((raw) => faultSchema.parse(raw));
   const retries = new Set<string>();
   const last = new Map<string, WireCallRecord>();
+  const steps = new Set<number>();
+  const sent: WireCallRecord[] = [];
   for (const call of trajectory.calls) {
+    if (steps.has(call.step)) continue;
+    steps.add(call.step);
+    sent.push(call);
+  }
+  for (const call of sent) {
     const key = callKey(call);
     const previous = last.get(key);
     if (previous && previous.outcome.type !== 'ok') retries.add(call.callId);
@@ -74,6 +86,7 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
     trajectory,
     calls: trajectory.calls,
     retries,
+    sent,
     records: asRecords(trajectory.agentRecords),
     faults: planned.map((fault, index) => ({
       index,

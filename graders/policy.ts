@@ -212,10 +212,10 @@ function budgets(ctx: GradeContext): Finding[] {
         ]),
       );
   };
-  over('tool calls', ctx.calls.length, b.toolCalls, ctx.calls);
-  const writes = ctx.calls.filter((c) => ctx.isWrite(c));
+  over('tool calls', ctx.sent.length, b.toolCalls, ctx.sent);
+  const writes = ctx.sent.filter((c) => ctx.isWrite(c));
   over('external writes', writes.length, b.externalWrites, writes);
-  const retried = ctx.calls.filter((c) => ctx.retries.has(c.callId));
+  const retried = ctx.sent.filter((c) => ctx.retries.has(c.callId));
   over('retries', retried.length, b.retries, retried);
   const late = ctx.calls.filter((c) => c.at > b.virtualTimeMs);
   if (late.length > 0) {

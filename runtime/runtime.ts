@@ -26,8 +26,9 @@ import { ScriptedPlanner } from './scripted-planner.js';
 import { isTerminal, type WorkflowState } from './states.js';
 import type { Change, RunStore } from './store.js';
 import { decide, type Failure } from './supervisor.js';
+import type { FailureClass } from './failure-class.js';
 import { formatIssues } from './validate.js';
-import { verifyChecks, verifyCompletion, type FreshRead } from './verifier.js';
+import { verifyChecks, verifyCompletion, type FreshRead, type Verdict } from './verifier.js';
 import type { OperationView, ResumePacket, WorkingContext } from './working-context.js';
 
 /** Everything a runtime instance is handed; it reaches nothing else. */
@@ -552,7 +553,11 @@ export class ReferenceRuntime {
       if (!pre.ok)
         return {
           ok: false,
-          failure: { class: 'precondition_failed', message: pre.failures.join('; ') },
+          // A read the world refused is lost authority, not a failed condition: no replan.
+          failure: {
+            class: pre.refused ?? 'precondition_failed',
+            message: pre.failures.join('; '),
+          },
           operationId: op.id,
         };
     }
@@ -795,6 +800,7 @@ export class ReferenceRuntime {
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
       });
       if (!this.safeguards.reconcile) {
+        this.countResend(op, 'found on resume: resending blindly');
         const result = await this.send(op, action.attempts + 1, false);
         if (!result.ok) return result;
         continue;
@@ -802,6 +808,7 @@ export class ReferenceRuntime {
       const next = await this.reconcile(op);
       if (next === 'done') continue;
       if (next === 'resend') {
+        this.countResend(op, 'reconciled on resume: resending with the same key');
         const result = await this.send(op, action.attempts + 1, op.idempotent);
         if (!result.ok) return result;
         continue;
@@ -813,6 +820,17 @@ export class ReferenceRuntime {
       };
     }
     return { ok: true };
+  }
+
+  /**
+   * A write sent again after an unknown outcome is a retry, whichever incarnation sends it: it
+   * counts against the retry budget like the resend of a live incarnation does.
+   */
+  private countResend(op: Operation, reason: string): void {
+    this.commit({
+      event: { type: 'supervisor.retry', operationId: op.id, reason },
+      used: { retries: 1 },
+    });
   }
 
   private confirm(
@@ -939,10 +957,7 @@ export class ReferenceRuntime {
     return decided;
   }
 
-  private async checkPreconditions(
-    op: Operation,
-    args: Record<string, unknown>,
-  ): Promise<{ ok: boolean; failures: string[] }> {
+  private async checkPreconditions(op: Operation, args: Record<string, unknown>): Promise<Verdict> {
     if (op.preconditions.length === 0) return { ok: true, failures: [] };
     const scope = { ...this.results, args };
     const read: FreshRead = this.safeguards['fresh-read']
@@ -1036,7 +1051,7 @@ export class ReferenceRuntime {
     tool: string,
     args: Record<string, unknown>,
     purpose: string,
-  ): Promise<{ ok: true; result: unknown } | { ok: false; message: string }> {
+  ): Promise<{ ok: true; result: unknown } | { ok: false; message: string; class?: FailureClass }> {
     if (this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls) {
       return { ok: false, message: 'tool-call budget used up' };
     }
@@ -1066,7 +1081,7 @@ export class ReferenceRuntime {
       });
       // A check's read is retried by class like any other call: a blip is not a verdict.
       if (!(await this.retryIfWorthIt(failure, attempt, purpose, false))) {
-        return { ok: false, message: outcome.message };
+        return { ok: false, message: outcome.message, class: failure.class };
       }
     }
     const evidence = this.evidenceRecord(purpose, tool, requestId, outcome.result, outcome.trust);
