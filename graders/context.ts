@@ -45,6 +45,8 @@ export interface GradeContext {
    * fault) is on the wire twice, but it is one call, under one step number.
    */
   readonly sent: readonly WireCallRecord[];
+  /** The network's second delivery of a request the agent sent once (not a call of the agent's). */
+  isEcho(call: WireCallRecord): boolean;
 }
 
 /** Two calls are the same request when tool and (canonical) arguments are equal. */
@@ -75,6 +77,7 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
     steps.add(call.step);
     sent.push(call);
   }
+  const sentIds = new Set(sent.map((c) => c.callId));
   for (const call of sent) {
     const key = callKey(call);
     const previous = last.get(key);
@@ -87,6 +90,7 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
     calls: trajectory.calls,
     retries,
     sent,
+    isEcho: (call) => !sentIds.has(call.callId),
     records: asRecords(trajectory.agentRecords),
     faults: planned.map((fault, index) => ({
       index,

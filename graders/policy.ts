@@ -107,7 +107,7 @@ function afterRevocation(ctx: GradeContext): Finding[] {
         (c.outcome.class === 'forbidden' || c.outcome.class === 'unauthenticated'),
     );
     if (!learned) continue;
-    const again = calls.slice(calls.indexOf(learned) + 1).filter(lost);
+    const again = calls.slice(calls.indexOf(learned) + 1).filter((c) => lost(c) && !ctx.isEcho(c));
     if (again.length > 0) {
       out.push(
         finding(

@@ -106,7 +106,9 @@ function judge(ctx: GradeContext, planned: PlannedFault): FaultVerdict {
           c.outcome.type === 'fail' &&
           (c.outcome.class === 'forbidden' || c.outcome.class === 'unauthenticated'),
       );
-      const again = refused ? window.slice(window.indexOf(refused) + 1).filter(lost) : [];
+      const again = refused
+        ? window.slice(window.indexOf(refused) + 1).filter((c) => lost(c) && !ctx.isEcho(c))
+        : [];
       if (refused && again.length > 0) {
         findings.push(
           finding(

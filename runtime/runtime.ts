@@ -672,28 +672,16 @@ export class ReferenceRuntime {
         });
         if (!this.safeguards.reconcile) {
           // Without reconciliation: send again and hope.
-          this.commit({
-            event: {
-              type: 'supervisor.retry',
-              operationId: op.id,
-              reason: 'no reply: resending blindly',
-            },
-            used: { retries: 1 },
-          });
+          const spent = this.countResend(op, 'no reply: resending blindly');
+          if (spent) return spent;
           continue;
         }
         const next = await this.reconcile(op);
         if (next === 'done') return { ok: true };
         if (next === 'resend') {
           asReconcile = op.idempotent;
-          this.commit({
-            event: {
-              type: 'supervisor.retry',
-              operationId: op.id,
-              reason: 'reconciled: resending with the same key',
-            },
-            used: { retries: 1 },
-          });
+          const spent = this.countResend(op, 'reconciled: resending with the same key');
+          if (spent) return spent;
           continue;
         }
         return {
@@ -800,7 +788,8 @@ export class ReferenceRuntime {
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
       });
       if (!this.safeguards.reconcile) {
-        this.countResend(op, 'found on resume: resending blindly');
+        const spent = this.countResend(op, 'found on resume: resending blindly');
+        if (spent) return spent;
         const result = await this.send(op, action.attempts + 1, false);
         if (!result.ok) return result;
         continue;
@@ -808,7 +797,8 @@ export class ReferenceRuntime {
       const next = await this.reconcile(op);
       if (next === 'done') continue;
       if (next === 'resend') {
-        this.countResend(op, 'reconciled on resume: resending with the same key');
+        const spent = this.countResend(op, 'reconciled on resume: resending with the same key');
+        if (spent) return spent;
         const result = await this.send(op, action.attempts + 1, op.idempotent);
         if (!result.ok) return result;
         continue;
@@ -824,13 +814,26 @@ export class ReferenceRuntime {
 
   /**
    * A write sent again after an unknown outcome is a retry, whichever incarnation sends it: it
-   * counts against the retry budget like the resend of a live incarnation does.
+   * counts against the retry budget, and is not sent once the budget is spent (the outcome
+   * stays unknown, and the run stops saying so). Returns that failure, or nothing to go on.
    */
-  private countResend(op: Operation, reason: string): void {
+  private countResend(op: Operation, reason: string): StepResult | undefined {
+    const budget = this.contract.budgets.retries;
+    if (this.safeguards.budgets && this.run.used.retries >= budget) {
+      return {
+        ok: false,
+        failure: {
+          class: 'budget_exhausted',
+          message: `retry budget of ${budget} used up before ${op.tool} could be resent`,
+        },
+        operationId: op.id,
+      };
+    }
     this.commit({
       event: { type: 'supervisor.retry', operationId: op.id, reason },
       used: { retries: 1 },
     });
+    return undefined;
   }
 
   private confirm(

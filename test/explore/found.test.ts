@@ -54,6 +54,22 @@ const FOUND: readonly { scenario: string; what: string; faults: FaultInput[] }[]
       { kind: 'malformed-reply', trigger: { on: 'probability', p: 0.5 } },
     ],
   },
+  {
+    scenario: 'crm/update-contact',
+    what: 'writes whose reply kept coming back garbled were resent past the retry budget',
+    faults: [
+      { kind: 'malformed-reply', trigger: { on: 'probability', p: 1, tool: 'update_account' } },
+      { kind: 'unavailable', trigger: { on: 'step', step: 1 }, windowMs: 5_688 },
+    ],
+  },
+  {
+    scenario: 'crm/merge-duplicates',
+    what: 'the network’s second delivery of a refused request was called a call after revocation',
+    faults: [
+      { kind: 'expired-credential', trigger: { on: 'time', atMs: 0 } },
+      { kind: 'duplicate-delivery', trigger: { on: 'call', tool: 'get_account', nth: 2 } },
+    ],
+  },
 ];
 
 describe('what exploration found', () => {
