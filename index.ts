@@ -101,6 +101,7 @@ export {
   type ExploreResult,
   type ExploreCounterexample,
   type ExplorePassed,
+  type JudgedPlan,
 } from './explore/explore.js';
 export { describeFault, describePlan } from './explore/describe.js';
 export { regressionFor, regressionFileName } from './explore/regression.js';

@@ -97,11 +97,12 @@ export interface ExploreCounterexample extends ExploreCommon {
 
 export type ExploreResult = ExplorePassed | ExploreCounterexample;
 
-interface Judged {
-  plan: FaultPlan;
-  violations: Violation[];
-  success: SuccessVerdict;
-  trajectory: Trajectory;
+/** One plan run and checked: what happened, whether success was required, what broke. */
+export interface JudgedPlan {
+  readonly plan: FaultPlan;
+  readonly violations: readonly Violation[];
+  readonly success: SuccessVerdict;
+  readonly trajectory: Trajectory;
 }
 
 /** Thrown inside the property when the harness itself failed, so it is not taken for a counterexample. */
@@ -119,7 +120,7 @@ export async function judgePlan(
     outDir?: string;
   },
   plan: FaultPlan,
-): Promise<Judged> {
+): Promise<JudgedPlan> {
   const { scenario, agent } = options;
   const reach = options.reach ?? scenarioReach(scenario);
   const outDir = options.outDir ?? defaultOutDir();
@@ -233,13 +234,13 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
 
   let searched = 0;
   let shrinks = 0;
-  let failing: Judged | undefined;
+  let failing: JudgedPlan | undefined;
   let harness: Error | undefined;
   const property = fc.asyncProperty(
     faultPlanArbitrary(reach, { maxFaults }),
     async (plan): Promise<boolean> => {
       const shrinking = failing !== undefined;
-      let judged: Judged;
+      let judged: JudgedPlan;
       try {
         judged = await judgePlan(judgeOptions, plan);
       } catch (error) {

@@ -786,6 +786,9 @@ export class ReferenceRuntime {
           reason: `found ${action.status} on resume`,
         },
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
+        // A send is counted when its outcome is saved: one cut off by the crash may have gone
+        // out uncounted. Budgets count it as used, so what left on the wire never exceeds them.
+        ...(action.status === 'intended' ? { used: { toolCalls: 1, externalWrites: 1 } } : {}),
       });
       if (!this.safeguards.reconcile) {
         const spent = this.countResend(op, 'found on resume: resending blindly');

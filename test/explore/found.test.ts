@@ -70,6 +70,18 @@ const FOUND: readonly { scenario: string; what: string; faults: FaultInput[] }[]
       { kind: 'duplicate-delivery', trigger: { on: 'call', tool: 'get_account', nth: 2 } },
     ],
   },
+  {
+    scenario: 'crm/update-contact',
+    what: 'a send cut off by a crash before its result was saved was never counted: 7 writes of 6',
+    faults: [
+      { kind: 'rate-limit', trigger: { on: 'probability', p: 0.5 }, retryAfterMs: 1_000 },
+      { kind: 'model-swap', trigger: { on: 'proposal', nth: 1 } },
+      {
+        kind: 'crash',
+        trigger: { on: 'probe', probe: 'before-result-saved', operation: 'update', nth: 1 },
+      },
+    ],
+  },
 ];
 
 describe('what exploration found', () => {
