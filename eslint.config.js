@@ -42,10 +42,15 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
-  layer(['runtime/**/*.ts'], ['scenarios', 'faults', 'graders', 'reports', 'recordings', 'bin']),
-  layer(['scenarios/**/*.ts', 'faults/**/*.ts'], ['graders', 'reports', 'bin']),
-  layer(['graders/**/*.ts'], ['runtime', 'faults', 'reports', 'bin']),
-  layer(['reports/**/*.ts'], ['runtime', 'scenarios', 'faults', 'bin']),
+  layer(
+    ['runtime/**/*.ts'],
+    ['scenarios', 'faults', 'graders', 'reports', 'recordings', 'explore', 'bin'],
+  ),
+  layer(['scenarios/**/*.ts', 'faults/**/*.ts'], ['graders', 'reports', 'explore', 'bin']),
+  layer(['graders/**/*.ts'], ['runtime', 'faults', 'reports', 'explore', 'bin']),
+  layer(['reports/**/*.ts'], ['runtime', 'scenarios', 'faults', 'explore', 'bin']),
+  // Exploration runs scenarios and judges them with the graders' findings: above both.
+  layer(['explore/**/*.ts'], ['bin']),
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -74,3 +74,35 @@ export { ZOO, MUTANTS, zooAgent } from './scenarios/agents/zoo.js';
 export { CrmWorld } from './scenarios/worlds/crm/index.js';
 export { runTrial } from './scenarios/engine.js';
 export type { Trajectory } from './scenarios/trajectory.js';
+export {
+  faultArbitrary,
+  faultPlanArbitrary,
+  operatorFaultArbitrary,
+  explorePlan,
+  type PlanArbitraryOptions,
+} from './explore/arbitraries.js';
+export { scenarioReach, type ScenarioReach } from './explore/reach.js';
+export { successRequired, type SuccessVerdict } from './explore/success.js';
+export {
+  BUILT_IN_INVARIANTS,
+  checkInvariants,
+  defineInvariant,
+  exploredRun,
+  type ExploredRun,
+  type Invariant,
+  type Violation,
+} from './explore/invariants.js';
+export {
+  explore,
+  judgePlan,
+  type ExploreAgent,
+  type ExploreOptions,
+  type ExploreProgress,
+  type ExploreResult,
+  type ExploreCounterexample,
+  type ExplorePassed,
+  type JudgedPlan,
+} from './explore/explore.js';
+export { describeFault, describePlan } from './explore/describe.js';
+export { regressionFor, regressionFileName } from './explore/regression.js';
+export { BUILT_IN_SCENARIOS } from './scenarios/library/index.js';

@@ -2,6 +2,7 @@ import { UnknownReporterError } from '../reports/reporters.js';
 import { ResultsError } from '../reports/results.js';
 import { FaultlineError } from '../runtime/errors.js';
 import { COMPARE_HELP, compareCommand } from './commands/compare.js';
+import { EXPLORE_HELP, exploreCommand } from './commands/explore.js';
 import { LIST_HELP, listCommand } from './commands/list.js';
 import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
 import { MERGE_HELP, mergeCommand } from './commands/merge.js';
@@ -23,6 +24,7 @@ Commands:
   promote RESULTS   judge a result set against the promotion gate of an autonomy level
   merge DIR…        combine the result sets of sharded runs into one
   matrix [globs…]   run the agent zoo, grade every run, and check each mutant is caught
+  explore SCENARIO  search fault plans for the smallest one that breaks an agent
 
 Run 'faultline <command> --help' for a command's options.`;
 
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => 
     promote: { help: PROMOTE_HELP, run: promoteCommand },
     merge: { help: MERGE_HELP, run: mergeCommand },
     matrix: { help: MATRIX_HELP, run: matrixCommand },
+    explore: { help: EXPLORE_HELP, run: exploreCommand },
   };
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */

@@ -150,6 +150,9 @@ export class WireFaultTransport implements Transport {
   async start(): Promise<void> {
     this.inner.onclose = () => {
       this.closed = true;
+      // No reply can cross a closed connection: the world is no longer busy for its calls. (The
+      // SDK forgets the transport once it sees it close, so close() may never be called.)
+      for (const entry of this.pending.values()) entry.release?.();
       this.onclose?.();
     };
     this.inner.onerror = (error) => this.onerror?.(error);

@@ -261,8 +261,15 @@ function redone(ctx: GradeContext, planned: PlannedFault, faultRef: EventRef): F
     .sort((a, b) => a.at - b.at);
   const k = firedOrder.findIndex((f) => f.index === planned.index);
   if (k < 0) return [];
+  // A crash before the result was saved kills the process between the world's reply and the
+  // record of it: that last write is not known to be confirmed, and settling it again (a
+  // resend under its key, say) is the recovery its class demands, not a redo.
+  const unsaved =
+    ctx.trajectory.crashes[k]?.probe === 'before-result-saved'
+      ? ctx.calls.findLast((c) => c.incarnation === k)
+      : undefined;
   const before = ctx.calls.filter(
-    (c) => c.incarnation <= k && ctx.isWrite(c) && c.outcome.type === 'ok',
+    (c) => c.incarnation <= k && ctx.isWrite(c) && c.outcome.type === 'ok' && c !== unsaved,
   );
   // The same request, or the same logical operation under its idempotency key.
   const confirmed = new Map(before.map((c) => [callKey(c), c]));

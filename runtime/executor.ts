@@ -1,6 +1,5 @@
 import { getEventListeners } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
@@ -9,6 +8,7 @@ import type { Clock } from './clock.js';
 import { contentHash } from './contract.js';
 import type { ToolErrorClass } from './failure-class.js';
 import { META, toolErrorSchema, type Trust } from './protocol.js';
+import { sharedSchemaValidators } from './schema-validators.js';
 
 /** What came back from one tool call, classified. `no-reply` is ambiguous for a write. */
 export type CallOutcome =
@@ -53,9 +53,12 @@ export class Executor {
   /** Loads tool schemas once; returns their hash, recorded as the run's tool-schema version. */
   async loadTools(): Promise<string> {
     const { tools } = await this.client.listTools();
-    const ajv = new AjvJsonSchemaValidator();
-    for (const tool of tools)
-      this.validators.set(tool.name, ajv.getValidator(tool.inputSchema as JsonSchemaType));
+    for (const tool of tools) {
+      this.validators.set(
+        tool.name,
+        sharedSchemaValidators.getValidator(tool.inputSchema as JsonSchemaType),
+      );
+    }
     this.schemasHash = contentHash(
       tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
     );

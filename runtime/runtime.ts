@@ -720,28 +720,16 @@ export class ReferenceRuntime {
         });
         if (!this.safeguards.reconcile) {
           // Without reconciliation: send again and hope.
-          this.commit({
-            event: {
-              type: 'supervisor.retry',
-              operationId: op.id,
-              reason: 'no reply: resending blindly',
-            },
-            used: { retries: 1 },
-          });
+          const spent = this.countResend(op, 'no reply: resending blindly');
+          if (spent) return spent;
           continue;
         }
         const next = await this.reconcile(op);
         if (next === 'done') return { ok: true };
         if (next === 'resend') {
           asReconcile = op.idempotent;
-          this.commit({
-            event: {
-              type: 'supervisor.retry',
-              operationId: op.id,
-              reason: 'reconciled: resending with the same key',
-            },
-            used: { retries: 1 },
-          });
+          const spent = this.countResend(op, 'reconciled: resending with the same key');
+          if (spent) return spent;
           continue;
         }
         return {
@@ -846,8 +834,13 @@ export class ReferenceRuntime {
           reason: `found ${action.status} on resume`,
         },
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
+        // A send is counted when its outcome is saved: one cut off by the crash may have gone
+        // out uncounted. Budgets count it as used, so what left on the wire never exceeds them.
+        ...(action.status === 'intended' ? { used: { toolCalls: 1, externalWrites: 1 } } : {}),
       });
       if (!this.safeguards.reconcile) {
+        const spent = this.countResend(op, 'found on resume: resending blindly');
+        if (spent) return spent;
         const result = await this.send(op, action.attempts + 1, false);
         if (!result.ok) return result;
         continue;
@@ -855,6 +848,8 @@ export class ReferenceRuntime {
       const next = await this.reconcile(op);
       if (next === 'done') continue;
       if (next === 'resend') {
+        const spent = this.countResend(op, 'reconciled on resume: resending with the same key');
+        if (spent) return spent;
         const result = await this.send(op, action.attempts + 1, op.idempotent);
         if (!result.ok) return result;
         continue;
@@ -866,6 +861,30 @@ export class ReferenceRuntime {
       };
     }
     return { ok: true };
+  }
+
+  /**
+   * A write sent again after an unknown outcome is a retry, whichever incarnation sends it: it
+   * counts against the retry budget, and is not sent once the budget is spent (the outcome
+   * stays unknown, and the run stops saying so). Returns that failure, or nothing to go on.
+   */
+  private countResend(op: Operation, reason: string): StepResult | undefined {
+    const budget = this.contract.budgets.retries;
+    if (this.safeguards.budgets && this.run.used.retries >= budget) {
+      return {
+        ok: false,
+        failure: {
+          class: 'budget_exhausted',
+          message: `retry budget of ${budget} used up before ${op.tool} could be resent`,
+        },
+        operationId: op.id,
+      };
+    }
+    this.commit({
+      event: { type: 'supervisor.retry', operationId: op.id, reason },
+      used: { retries: 1 },
+    });
+    return undefined;
   }
 
   private confirm(

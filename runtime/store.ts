@@ -17,6 +17,9 @@ import type { StopReason } from './contract.js';
 
 type Row = Record<string, unknown>;
 
+/** An empty, migrated store, the starting image of every new in-memory store. */
+let emptyImage: Buffer | undefined;
+
 export type NewRun = Omit<
   RunRecord,
   | 'lastSeq'
@@ -85,41 +88,75 @@ export class RunStore {
     this.commitTx = db.transaction((runId: string, change: Change) =>
       this.applyChange(runId, change),
     );
-    this.stmts = {
-      runState: db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
-      lastSeq: db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
-      updateRun: db.prepare(
-        `UPDATE run_state SET state = ?,
+    const recordsOf = (column: string) => () =>
+      db.prepare(
+        `SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`,
+      );
+    this.stmts = lazyStatements({
+      runState: () => db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
+      lastSeq: () => db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
+      updateRun: () =>
+        db.prepare(
+          `UPDATE run_state SET state = ?,
            stop_reason = COALESCE(?, stop_reason), stop_detail = COALESCE(?, stop_detail),
            plan_version = plan_version + ?, compensation_owed = COALESCE(?, compensation_owed)
          WHERE run_id = ?`,
-      ),
-      insertEvent: db.prepare(
-        `INSERT INTO events (run_id, seq, at, type, from_state, to_state, reason, operation_id, action_id,
+        ),
+      insertEvent: () =>
+        db.prepare(
+          `INSERT INTO events (run_id, seq, at, type, from_state, to_state, reason, operation_id, action_id,
            input_refs, evidence_refs, policy_rule, request_id, idempotency_key, result_class, budget_delta,
            operator_action, data, action_json, evidence_json, approval_json, checkpoint_json, plan_json)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      recordsOf: (column: string) =>
-        db.prepare(
-          `SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`,
         ),
-    };
-    this.reads = {
-      action: this.stmts.recordsOf('action_json'),
-      evidence: this.stmts.recordsOf('evidence_json'),
-      approval: this.stmts.recordsOf('approval_json'),
-      checkpoint: this.stmts.recordsOf('checkpoint_json'),
-      plan: this.stmts.recordsOf('plan_json'),
-    };
+    });
+    this.reads = lazyStatements({
+      action: recordsOf('action_json'),
+      evidence: recordsOf('evidence_json'),
+      approval: recordsOf('approval_json'),
+      checkpoint: recordsOf('checkpoint_json'),
+      plan: recordsOf('plan_json'),
+    });
   }
 
   /** Opens (creating or migrating) a store file; `':memory:'` for a throwaway one. */
   static open(path: string): RunStore {
-    const db = new Database(path);
+    return RunStore.prepare(new Database(path), path);
+  }
+
+  /**
+   * Opens a store held in memory, empty or from an `image` that {@link serialize} took: the
+   * same schema, transactions and checks as a file, without the disk. Exploration keeps each
+   * run's image between incarnations, so a crash loses exactly what a killed process would —
+   * nothing committed.
+   *
+   * @example
+   * ```ts
+   * const store = RunStore.openInMemory();
+   * const image = store.serialize();
+   * store.close();
+   * const again = RunStore.openInMemory(image, 'run-1.db');
+   * ```
+   */
+  static openInMemory(image?: Buffer, label = ':memory:'): RunStore {
+    // A new store starts from an empty one migrated once, rather than running the schema again.
+    emptyImage ??= RunStore.prepare(new Database(':memory:'), label, true).serializeAndClose();
+    return RunStore.prepare(new Database(image ?? emptyImage), label, true);
+  }
+
+  private serializeAndClose(): Buffer {
+    const image = this.serialize();
+    this.close();
+    return image;
+  }
+
+  private static prepare(db: Database.Database, path: string, inMemory = false): RunStore {
     try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      // A journal mode and a sync level mean nothing without a file.
+      if (!inMemory) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+      }
       db.pragma('foreign_keys = ON');
       migrate(db, path);
       return new RunStore(db, path);
@@ -127,6 +164,11 @@ export class RunStore {
       db.close();
       throw error;
     }
+  }
+
+  /** Every committed byte of the store, for {@link openInMemory}. */
+  serialize(): Buffer {
+    return this.db.serialize();
   }
 
   get isOpen(): boolean {
@@ -408,6 +450,21 @@ function checkOwner(runId: string, record: { runId: string } | undefined): void 
   }
 }
 
+/**
+ * Statements prepared the first time each is used: a store opened to read a few records back
+ * never pays for the statements that write.
+ */
+function lazyStatements<K extends string>(
+  make: Record<K, () => Database.Statement>,
+): Record<K, Database.Statement> {
+  const statements = {} as Record<K, Database.Statement>;
+  for (const [name, prepare] of Object.entries(make) as [K, () => Database.Statement][]) {
+    let statement: Database.Statement | undefined;
+    Object.defineProperty(statements, name, { get: () => (statement ??= prepare()) });
+  }
+  return statements;
+}
+
 interface Head {
   state: WorkflowState;
   seq: number;
@@ -444,6 +501,7 @@ function migrate(db: Database.Database, path: string): void {
       { path, version, supported: SCHEMA_VERSION },
     );
   }
+  if (version === SCHEMA_VERSION) return;
   db.transaction(() => {
     for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] ?? '');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -279,17 +279,20 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   for (let incarnation = 0; ; incarnation++) {
     crashed = deferred();
     if (child) {
-      const ended = await child.incarnation({
-        resume: incarnation > 0,
-        wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
-        crashAt: (probe, info) => {
-          if (!injector.crashAt(probe, info)) return false;
-          crashed.resolve({ probe, operation: info.operationId, mode: 'child' });
-          return true;
-        },
-        crashed: crashed.promise,
-        watchdog: watchdog(clock, log, options.wallLimitMs ?? 60_000),
-      });
+      const watch = watchdog(clock, log, options.wallLimitMs ?? 60_000);
+      const ended = await child
+        .incarnation({
+          resume: incarnation > 0,
+          wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
+          crashAt: (probe, info) => {
+            if (!injector.crashAt(probe, info)) return false;
+            crashed.resolve({ probe, operation: info.operationId, mode: 'child' });
+            return true;
+          },
+          crashed: crashed.promise,
+          watchdog: watch.hung,
+        })
+        .finally(watch.stop);
       if (ended.kind === 'crash') {
         crashes.push(ended.crash);
         continue;
@@ -334,11 +337,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       (o) => ({ kind: 'done' as const, o }),
       (error: unknown) => ({ kind: 'error' as const, error }),
     );
+    const watch = watchdog(clock, log, options.wallLimitMs ?? 60_000);
     const first = await Promise.race([
       finished,
       crashed.promise.then((c) => ({ kind: 'crash' as const, c })),
-      watchdog(clock, log, options.wallLimitMs ?? 60_000),
-    ]);
+      watch.hung,
+    ]).finally(watch.stop);
     if (first.kind === 'crash') {
       agent.discard?.();
       await connection.close();
@@ -422,17 +426,22 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
 }
 
-/** Resolves when the run has gone quiet for good: no timers, no calls, no time passing. */
+/**
+ * Resolves when the run has gone quiet for good: no timers, no calls, no time passing. Its
+ * timer keeps the process alive while it watches (an agent stuck on a promise nothing will
+ * settle must be reported hung, not let the process exit); `stop` it once the race is over.
+ */
 function watchdog(
   clock: VirtualClock,
   log: WireLog,
   wallLimitMs: number,
-): Promise<{ kind: 'hung'; reason: string }> {
-  return new Promise((resolve) => {
+): { hung: Promise<{ kind: 'hung'; reason: string }>; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<{ kind: 'hung'; reason: string }>((resolve) => {
     const began = Date.now();
     let last = '';
     let quiet = 0;
-    const timer = setInterval(() => {
+    timer = setInterval(() => {
       const now = `${clock.now()}:${log.calls.length}:${clock.pendingTimers}`;
       quiet = now === last && clock.pendingTimers === 0 ? quiet + 1 : 0;
       last = now;
@@ -447,8 +456,13 @@ function watchdog(
         });
       }
     }, 250);
-    timer.unref();
   });
+  return {
+    hung,
+    stop: () => {
+      clearInterval(timer);
+    },
+  };
 }
 
 function toRecord(call: WireCall, ledger: readonly LedgerEntry[]): WireCallRecord {

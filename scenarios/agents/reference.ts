@@ -3,17 +3,35 @@ import type { Safeguards } from '../../runtime/safeguards.js';
 import { RunStore } from '../../runtime/store.js';
 import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../agent.js';
 
+/** Where the reference agent keeps its store: a SQLite file at the run's store path, or memory. */
+export type StoreKind = 'file' | 'memory';
+
+export interface ReferenceAgentOptions {
+  /**
+   * `memory` keeps each store as an in-memory SQLite database whose committed image outlives
+   * an incarnation (and so a crash), never touching the disk: the same records, checks and
+   * transactions, for exploration that makes thousands of runs. Default `file`.
+   */
+  store?: StoreKind;
+}
+
 /**
  * The reference runtime as an agent under test. Each incarnation opens the store, runs, and
  * closes it; a crashed incarnation's store is closed by the engine through `close`.
  */
 export class ReferenceAgent implements AgentUnderTest {
-  private readonly open = new Set<RunStore>();
+  private readonly open = new Map<RunStore, string>();
+  /** Committed images of in-memory stores, by store path. */
+  private readonly images = new Map<string, Buffer>();
+  private readonly storeKind: StoreKind;
 
   constructor(
     readonly name = 'reference',
     readonly safeguards: Partial<Safeguards> = {},
-  ) {}
+    options: ReferenceAgentOptions = {},
+  ) {
+    this.storeKind = options.store ?? 'file';
+  }
 
   start(run: AgentRun): Promise<AgentOutcome> {
     return this.incarnation(run, (runtime) =>
@@ -32,12 +50,17 @@ export class ReferenceAgent implements AgentUnderTest {
 
   /** Closes every store still open: the in-process crash discards the instance this way. */
   discard(): void {
-    for (const store of this.open) store.close();
+    for (const [store, path] of this.open) this.release(store, path);
     this.open.clear();
+    if (this.finished) this.release(this.finished.store, this.finished.path);
+    this.finished = undefined;
   }
 
   records(storePath: string, runId: string): AgentRecords | undefined {
-    const store = RunStore.open(storePath);
+    const kept = this.finished;
+    this.finished = undefined;
+    const store =
+      kept?.path === storePath && kept.store.isOpen ? kept.store : this.openStore(storePath);
     try {
       return {
         events: store.events(runId),
@@ -50,12 +73,30 @@ export class ReferenceAgent implements AgentUnderTest {
     }
   }
 
+  private openStore(path: string): RunStore {
+    if (this.storeKind === 'file') return RunStore.open(path);
+    return RunStore.openInMemory(this.images.get(path), path);
+  }
+
+  /** Closes a store; an in-memory one keeps what it committed, as a file would. */
+  private release(store: RunStore, path: string): void {
+    if (!store.isOpen) return;
+    if (this.storeKind === 'memory') this.images.set(path, store.serialize());
+    store.close();
+  }
+
+  /**
+   * In memory, the store of an incarnation that ended its run stays open until its records
+   * are read: what is read is what it committed, without opening a second connection.
+   */
+  private finished: { store: RunStore; path: string } | undefined;
+
   private async incarnation(
     run: AgentRun,
     go: (runtime: ReferenceRuntime) => Promise<AgentOutcome>,
   ): Promise<AgentOutcome> {
-    const store = RunStore.open(run.storePath);
-    this.open.add(store);
+    const store = this.openStore(run.storePath);
+    this.open.set(store, run.storePath);
     try {
       const runtime = new ReferenceRuntime({
         store,
@@ -68,10 +109,14 @@ export class ReferenceAgent implements AgentUnderTest {
         ...(run.probe ? { probe: run.probe } : {}),
         ...(run.decoratePlanner ? { decoratePlanner: run.decoratePlanner } : {}),
       });
-      return await go(runtime);
+      const outcome = await go(runtime);
+      if (this.storeKind === 'memory') {
+        this.open.delete(store);
+        this.finished = { store, path: run.storePath };
+      }
+      return outcome;
     } finally {
-      this.open.delete(store);
-      store.close();
+      if (this.open.delete(store)) this.release(store, run.storePath);
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { Safeguard } from '../../runtime/safeguards.js';
 import type { AgentUnderTest } from '../agent.js';
 import { NaiveChatLoopAgent } from './naive-chat-loop.js';
-import { ReferenceAgent } from './reference.js';
+import { ReferenceAgent, type ReferenceAgentOptions } from './reference.js';
 
 /** Each mutant is the reference runtime with exactly one safeguard switched off. */
 export const MUTANTS: Readonly<Record<string, Safeguard>> = {
@@ -21,7 +21,8 @@ export const MUTANTS: Readonly<Record<string, Safeguard>> = {
 export interface ZooEntry {
   name: string;
   description: string;
-  create(): AgentUnderTest;
+  /** A fresh agent; `options` reach the reference runtime's agents (others have no store to place). */
+  create(options?: ReferenceAgentOptions): AgentUnderTest;
 }
 
 /**
@@ -32,7 +33,7 @@ export const ZOO: readonly ZooEntry[] = [
   {
     name: 'reference',
     description: 'the reference runtime, every safeguard on',
-    create: () => new ReferenceAgent(),
+    create: (options) => new ReferenceAgent('reference', {}, options),
   },
   {
     name: 'naive-chat-loop',
@@ -42,7 +43,8 @@ export const ZOO: readonly ZooEntry[] = [
   ...Object.entries(MUTANTS).map(([name, safeguard]) => ({
     name,
     description: `the reference runtime with the ${safeguard} safeguard off`,
-    create: () => new ReferenceAgent(name, { [safeguard]: false }),
+    create: (options?: ReferenceAgentOptions) =>
+      new ReferenceAgent(name, { [safeguard]: false }, options),
   })),
 ];
 

@@ -2,8 +2,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ListToolsResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { META } from '../../runtime/protocol.js';
+import { sharedSchemaValidators } from '../../runtime/schema-validators.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { World } from './world.js';
 import { WorldError } from './world-error.js';
@@ -30,7 +36,10 @@ interface CallExtra {
  * ```
  */
 export function createWorldServer(world: World<unknown>): McpServer {
-  const server = new McpServer({ name: `faultline-world-${world.name}`, version: '0.1.0' });
+  const server = new McpServer(
+    { name: `faultline-world-${world.name}`, version: '0.1.0' },
+    { jsonSchemaValidator: sharedSchemaValidators },
+  );
   for (const tool of world.tools()) {
     server.registerTool(
       tool.name,
@@ -43,7 +52,41 @@ export function createWorldServer(world: World<unknown>): McpServer {
       (args: Record<string, unknown>, extra: CallExtra) => answer(world, tool, args, extra),
     );
   }
+  // The same list the SDK would send, with each schema converted once per process rather than
+  // on every connection (every run, every restart after a crash): converting is the dearest
+  // part of connecting, and a world's schemas do not change.
+  const tools = world.tools();
+  server.server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      title: undefined,
+      description: tool.description,
+      inputSchema: advertised(tool.input, 'input'),
+      annotations: { readOnlyHint: tool.kind !== 'write' },
+      execution: { taskSupport: 'forbidden' },
+      _meta: undefined,
+      outputSchema: advertised(tool.output, 'output'),
+    })),
+  }));
   return server;
+}
+
+const jsonSchemas = {
+  input: new WeakMap<z.ZodType, string>(),
+  output: new WeakMap<z.ZodType, string>(),
+};
+
+/** A tool schema as JSON Schema, as the SDK advertises it (draft 7, input or output side); a fresh copy each time. */
+function advertised(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+): ListToolsResult['tools'][number]['inputSchema'] {
+  let json = jsonSchemas[io].get(schema);
+  if (json === undefined) {
+    json = JSON.stringify(z.toJSONSchema(schema, { target: 'draft-7', io }));
+    jsonSchemas[io].set(schema, json);
+  }
+  return JSON.parse(json) as ListToolsResult['tools'][number]['inputSchema'];
 }
 
 function answer(
@@ -102,7 +145,10 @@ export async function connectWorld(
   await server.connect(
     options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport,
   );
-  const client = new Client({ name: 'faultline-agent', version: '0.1.0' });
+  const client = new Client(
+    { name: 'faultline-agent', version: '0.1.0' },
+    { jsonSchemaValidator: sharedSchemaValidators },
+  );
   await client.connect(clientTransport);
   return {
     client,

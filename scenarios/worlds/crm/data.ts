@@ -1,3 +1,4 @@
+import { seededData } from '../../world/seeded-data.js';
 import { Faker, en } from '@faker-js/faker';
 
 export type AccountTier = 'standard' | 'premium';
@@ -43,21 +44,8 @@ const ACCOUNTS = 8;
 const DUPLICATE_OF: Readonly<Record<string, string>> = { acc_8: 'acc_7' };
 const MAILBOXES = ['info', 'sales', 'hello', 'accounts', 'contact'] as const;
 
-/**
- * The CRM world's starting accounts, generated from the seed alone: same seed, same accounts,
- * byte for byte. The shape is the same for every seed — `acc_1`…`acc_8`, all active at
- * version 1, every third one premium, owners taken in turn from three sales reps, and `acc_8`
- * a duplicate of `acc_7` (same name and domain, its own contact details) — so scenarios can
- * name accounts; names, domains, phones and emails vary with the seed. Uses a private Faker
- * instance so nothing else that draws from faker can shift the sequence.
- *
- * @example
- * ```ts
- * const data = generateCrmData(42);
- * data.accounts[7]?.domain === data.accounts[6]?.domain; // true
- * ```
- */
-export function generateCrmData(seed: number, options: CrmDataOptions = {}): CrmData {
+/** Generates the data afresh; callers use the memoized form below. */
+function generate(seed: number, options: CrmDataOptions = {}): CrmData {
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
   const refDate = options.referenceDate ?? CRM_REFERENCE_DATE;
@@ -110,3 +98,21 @@ export function generateCrmData(seed: number, options: CrmDataOptions = {}): Crm
 function nth<T>(items: readonly [T, ...T[]], n: number): T {
   return items[n % items.length] ?? items[0];
 }
+
+/**
+ * The CRM world's starting accounts, generated from the seed alone: same seed, same accounts,
+ * byte for byte. The shape is the same for every seed — `acc_1`…`acc_8`, all active at
+ * version 1, every third one premium, owners taken in turn from three sales reps, and `acc_8`
+ * a duplicate of `acc_7` (same name and domain, its own contact details) — so scenarios can
+ * name accounts; names, domains, phones and emails vary with the seed. Uses a private Faker
+ * instance so nothing else that draws from faker can shift the sequence.
+ *
+ * @example
+ * ```ts
+ * const data = generateCrmData(42);
+ * data.accounts[7]?.domain === data.accounts[6]?.domain; // true
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateCrmData = seededData(generate);

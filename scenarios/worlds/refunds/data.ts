@@ -1,3 +1,4 @@
+import { seededData } from '../../world/seeded-data.js';
 import { Faker, en } from '@faker-js/faker';
 
 export interface Customer {
@@ -45,18 +46,8 @@ export interface RefundsDataOptions {
   readonly referenceDate?: string;
 }
 
-/**
- * The refund world's starting records, generated from the seed alone: same seed, same
- * customers, orders and payments, byte for byte. Uses a private Faker instance so nothing else
- * that draws from faker can shift the sequence. Amounts are integer cents.
- *
- * @example
- * ```ts
- * const data = generateRefundsData(42);
- * data.orders[0]?.order_id; // 'ord_1'
- * ```
- */
-export function generateRefundsData(seed: number, options: RefundsDataOptions = {}): RefundsData {
+/** Generates the data afresh; callers use the memoized form below. */
+function generate(seed: number, options: RefundsDataOptions = {}): RefundsData {
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
   const refDate = options.referenceDate ?? '2025-01-01T00:00:00.000Z';
@@ -103,3 +94,18 @@ export function generateRefundsData(seed: number, options: RefundsDataOptions = 
   }
   return { customers, orders, payments };
 }
+
+/**
+ * The refund world's starting records, generated from the seed alone: same seed, same
+ * customers, orders and payments, byte for byte. Uses a private Faker instance so nothing else
+ * that draws from faker can shift the sequence. Amounts are integer cents.
+ *
+ * @example
+ * ```ts
+ * const data = generateRefundsData(42);
+ * data.orders[0]?.order_id; // 'ord_1'
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateRefundsData = seededData(generate);

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { WORLDS } from '../../../scenarios/library/worlds.js';
+import type { World } from '../../../scenarios/world/world.js';
 import { META, toolErrorSchema, type ToolError } from '../../../runtime/protocol.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
 import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
@@ -48,6 +53,21 @@ describe('createWorldServer / connectWorld', () => {
     expect(tools[1]?.inputSchema.required).toEqual(['note_id', 'text']);
     expect(tools[1]?.outputSchema?.properties).toHaveProperty('version');
   });
+
+  it.each(Object.keys(WORLDS))(
+    'lists the %s world exactly as the SDK itself would, however often it is asked',
+    async (name) => {
+      const world = WORLDS[name]!.create({ seed: 1, clock: new VirtualClock() });
+      const stock = await stockToolList(world);
+
+      connection = await connectWorld(world);
+      const first = await connection.client.listTools();
+      first.tools[0]!.inputSchema.properties = {}; // a client changing what it got …
+      const second = await connection.client.listTools();
+
+      expect(second).toEqual(stock); // … changes nothing for the next one
+    },
+  );
 
   it('returns structured content and the same JSON as text on success', async () => {
     const { conn, meta } = await setup();
@@ -141,3 +161,30 @@ describe('createWorldServer / connectWorld', () => {
     expect(world.ledger.entries()).toEqual([]);
   });
 });
+
+/** What an unmodified McpServer lists for the world's tools, registered as createWorldServer does. */
+async function stockToolList(world: World<unknown>): Promise<unknown> {
+  const server = new McpServer({ name: 'stock', version: '0' });
+  for (const tool of world.tools()) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { readOnlyHint: tool.kind !== 'write' },
+      },
+      () => ({ content: [] }),
+    );
+  }
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: 'stock', version: '0' });
+  await client.connect(a);
+  try {
+    return await client.listTools();
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Property-based exploration, held to its figures (printed, never asserted):
+ * (a) the reference agent across the library: explored fault plans, counterexamples found;
+ * (b) each mutant of the zoo: runs until exploration catches it, on which scenario, and the
+ *     size of the shrunk plan;
+ * (c) throughput: explored runs per second on the refunds world (in-process crashes), by wall
+ *     clock and per CPU-second of this process (all its threads: the honest "per core").
+ *
+ * `npx tsx bench/explore.ts`; env: BENCH_EXPLORE_RUNS (default 10000), BENCH_MUTANT_RUNS
+ * (1000), BENCH_ROUNDS (5), BENCH_SEED (1), BENCH_PARTS (abc), BENCH_MUTANTS (all, or names
+ * separated by commas).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describePlan } from '../explore/describe.js';
+import { explore, type ExploreResult } from '../explore/explore.js';
+import { EXPECTED_DETECTIONS } from '../graders/matrix.js';
+import { ZOO } from '../scenarios/agents/zoo.js';
+import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
+import { median } from './stats.js';
+
+const TOTAL = Number(process.env.BENCH_EXPLORE_RUNS ?? 10_000);
+const MUTANT_RUNS = Number(process.env.BENCH_MUTANT_RUNS ?? 1_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SEED = Number(process.env.BENCH_SEED ?? 1);
+const PARTS = process.env.BENCH_PARTS ?? 'abc';
+const MAX_FAULTS = 3;
+
+const agent = (name: string) => {
+  const entry = ZOO.find((a) => a.name === name);
+  if (!entry) throw new Error(`no agent ${name}`);
+  return entry;
+};
+
+function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+}
+
+async function referenceAcrossLibrary(outDir: string): Promise<void> {
+  const per = Math.ceil(TOTAL / BUILT_IN_SCENARIOS.length);
+  console.log(
+    `(a) reference across the library: ${per} plans per scenario, ≤${MAX_FAULTS} faults each, seed ${SEED}`,
+  );
+  let runs = 0;
+  let found = 0;
+  const started = performance.now();
+  for (const scenario of BUILT_IN_SCENARIOS) {
+    const result = await explore({
+      scenario,
+      agent: agent('reference'),
+      runs: per,
+      seed: SEED,
+      maxFaults: MAX_FAULTS,
+      outDir,
+    });
+    runs += result.runs;
+    const rate = result.runs / (result.elapsedMs / 1_000);
+    if (result.kind === 'counterexample') {
+      found++;
+      console.log(
+        `  ${scenario.id.padEnd(28)} COUNTEREXAMPLE after ${result.runs} runs: ${describePlan(result.plan).join(' · ')} — ${result.violations.map((v) => `${v.invariant}: ${v.message}`).join('; ')} (path ${result.path})`,
+      );
+    } else {
+      console.log(
+        `  ${scenario.id.padEnd(28)} ${String(result.runs).padStart(6)} plans, none broke an invariant (${rate.toFixed(1)} runs/s)`,
+      );
+    }
+  }
+  const seconds = (performance.now() - started) / 1_000;
+  console.log(
+    `  total: ${runs} explored plans, ${found} counterexample(s), ${seconds.toFixed(0)} s (target: 10,000 plans, none)`,
+  );
+}
+
+async function mutants(outDir: string): Promise<void> {
+  console.log(
+    `\n(b) mutants: up to ${MUTANT_RUNS} plans per scenario, scenarios in library order, seed ${SEED}`,
+  );
+  const only = process.env.BENCH_MUTANTS?.split(',');
+  for (const name of Object.keys(EXPECTED_DETECTIONS)) {
+    if (only && !only.includes(name)) continue;
+    let caught: (ExploreResult & { kind: 'counterexample' }) | undefined;
+    let before = 0;
+    for (const scenario of BUILT_IN_SCENARIOS) {
+      const result = await explore({
+        scenario,
+        agent: agent(name),
+        runs: MUTANT_RUNS,
+        seed: SEED,
+        maxFaults: MAX_FAULTS,
+        outDir,
+      });
+      if (result.kind === 'counterexample') {
+        caught = result;
+        break;
+      }
+      before += result.runs;
+    }
+    if (!caught) {
+      console.log(
+        `  ${name.padEnd(20)} NOT CAUGHT in ${before} plans across ${BUILT_IN_SCENARIOS.length} scenarios`,
+      );
+      continue;
+    }
+    console.log(
+      `  ${name.padEnd(20)} caught on ${caught.scenarioId} after ${caught.runs} run(s) (${before} on earlier scenarios), shrunk in ${caught.shrinks} to ${caught.plan.faults.length} fault(s): ${describePlan(caught.plan).join(' · ')} → ${[...new Set(caught.violations.map((v) => v.invariant))].join(', ')}`,
+    );
+  }
+  console.log('  (target: each caught within 1,000 runs on some scenario, shrunk to ≤ 2 faults)');
+}
+
+async function throughput(outDir: string): Promise<void> {
+  const refunds = BUILT_IN_SCENARIOS.filter((s) => s.world.name === 'refunds');
+  const per = 60;
+  console.log(
+    `\n(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), median of ${ROUNDS} rounds`,
+  );
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let runs = 0;
+    const since = process.cpuUsage();
+    const started = performance.now();
+    for (const scenario of refunds) {
+      const result = await explore({
+        scenario,
+        agent: agent('reference'),
+        runs: per,
+        seed: SEED + round,
+        maxFaults: MAX_FAULTS,
+        outDir,
+      });
+      runs += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
+    }
+    wall.push(runs / ((performance.now() - started) / 1_000));
+    cpu.push(runs / cpuSeconds(since));
+  }
+  console.log(
+    `  ${median(wall).toFixed(1)} explored runs/s by wall clock (rounds ${wall.map((w) => w.toFixed(0)).join(' ')})`,
+  );
+  console.log(
+    `  ${median(cpu).toFixed(1)} explored runs per CPU-second (rounds ${cpu.map((c) => c.toFixed(0)).join(' ')}; target ≥ 100)`,
+  );
+}
+
+export async function benchExplore(): Promise<void> {
+  const outDir = mkdtempSync(join(tmpdir(), 'faultline-bench-explore-'));
+  try {
+    console.log(`exploration benchmark · node ${process.version} · ${new Date().toISOString()}\n`);
+    if (PARTS.includes('c')) await throughput(outDir);
+    if (PARTS.includes('b')) await mutants(outDir);
+    if (PARTS.includes('a')) {
+      console.log('');
+      await referenceAcrossLibrary(outDir);
+    }
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) await benchExplore();

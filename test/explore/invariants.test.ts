@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { explorePlan } from '../../explore/arbitraries.js';
+import { judgePlan, type ExploreAgent } from '../../explore/explore.js';
+import { BUILT_IN_INVARIANTS, defineInvariant } from '../../explore/invariants.js';
+import type { FaultInput } from '../../faults/catalog.js';
+import type { AgentUnderTest } from '../../scenarios/agent.js';
+import { zooAgent } from '../../scenarios/agents/zoo.js';
+import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
+import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+
+const plan = (faults: FaultInput[]) => explorePlan(faults as never);
+const agent = (name: string): ExploreAgent => zooAgent(name)!;
+const messageAckLost = plan([
+  { kind: 'lost-ack', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } },
+]);
+
+describe('the built-in invariants', () => {
+  it('hold for the reference runtime under a fault it recovers from', async () => {
+    const judged = await judgePlan(
+      { scenario: partialRefund, agent: agent('reference') },
+      messageAckLost,
+    );
+
+    expect(judged.success).toMatchObject({ required: true, by: 'static' });
+    expect(judged.violations).toEqual([]);
+  });
+
+  it("report a duplicate side effect with the integrity grader's finding", async () => {
+    const judged = await judgePlan(
+      { scenario: partialRefund, agent: agent('no-reconcile') },
+      messageAckLost,
+    );
+
+    const duplicate = judged.violations.find((v) => v.invariant === 'no-duplicate-effects');
+    expect(duplicate?.findings.map((f) => f.code)).toEqual(['duplicate-effect']);
+    expect(duplicate?.message).toMatch(/^duplicate-effect: message:cus_4:refund_issued:ord_4/);
+  });
+
+  it('report a policy violation, whatever the plan leaves possible', async () => {
+    const revoked = plan([{ kind: 'expired-credential', trigger: { on: 'step', step: 1 } }]);
+
+    const judged = await judgePlan(
+      { scenario: fullRefund, agent: agent('ignores-revocation') },
+      revoked,
+    );
+
+    expect(judged.success.required).toBe(false);
+    expect(judged.violations.map((v) => v.invariant)).toContain('no-policy-violation');
+    expect(judged.violations[0]?.findings[0]?.code).toBe('call-after-revocation');
+  });
+
+  it('hold an agent to the outcome the reference reached at the same points (a witness)', async () => {
+    // The first read of the order says nothing is left to refund. The reference reads it
+    // afresh before the refund and goes on; an agent that trusts what it saw first gives up.
+    const contradicted = plan([
+      {
+        kind: 'conflicting-evidence',
+        trigger: { on: 'call', tool: 'get_order', nth: 1 },
+        tool: 'get_order',
+        replace: { refundable_cents: 0 },
+      },
+    ]);
+
+    const reference = await judgePlan(
+      { scenario: partialRefund, agent: agent('reference') },
+      contradicted,
+    );
+    const mutant = await judgePlan(
+      { scenario: partialRefund, agent: agent('stale-write') },
+      contradicted,
+    );
+
+    expect(reference.success.required).toBe(false);
+    expect(reference.violations).toEqual([]);
+    expect(mutant.success).toMatchObject({ required: true, by: 'witness' });
+    expect(mutant.violations.map((v) => v.invariant)).toContain('correct-outcome');
+  });
+
+  it('take no witness whose faults landed elsewhere', async () => {
+    // "The 3rd call" is the refund for the reference and the check after it for an agent that
+    // skips the fresh read: the colleague's void meets two different runs.
+    const third = plan([
+      {
+        kind: 'stale-record',
+        trigger: { on: 'step', step: 3 },
+        change: 'refund-voided-elsewhere',
+        params: { order_id: 'ord_1' },
+      },
+    ]);
+
+    const judged = await judgePlan({ scenario: fullRefund, agent: agent('stale-write') }, third);
+
+    expect(judged.success.required).toBe(false);
+    expect(judged.violations).toEqual([]);
+  });
+
+  it('report success claimed after the run’s own effect was undone while it worked', async () => {
+    const voided = plan([
+      {
+        kind: 'stale-record',
+        trigger: { on: 'step', step: 4 },
+        change: 'refund-voided-elsewhere',
+        params: { order_id: 'ord_1' },
+      },
+    ]);
+
+    const reference = await judgePlan({ scenario: fullRefund, agent: agent('reference') }, voided);
+    const mutant = await judgePlan(
+      { scenario: fullRefund, agent: agent('unverified-finish') },
+      voided,
+    );
+
+    expect(reference.trajectory.outcome).toMatchObject({
+      state: 'failed',
+      stopReason: 'verification-failed',
+    });
+    expect(reference.violations).toEqual([]);
+    expect(mutant.violations.map((v) => v.invariant)).toEqual(['no-false-success']);
+  });
+
+  it('report an agent that throws instead of ending', async () => {
+    const throws: ExploreAgent = {
+      name: 'throws',
+      create: (): AgentUnderTest => ({
+        name: 'throws',
+        start: () => Promise.reject(new Error('boom')),
+        resume: () => Promise.reject(new Error('boom')),
+      }),
+    };
+
+    const judged = await judgePlan(
+      { scenario: partialRefund, agent: throws, witness: false },
+      plan([]),
+    );
+
+    expect(judged.violations.map((v) => [v.invariant, v.findings[0]?.code])).toContainEqual([
+      'ends-safely',
+      'agent-crashed',
+    ]);
+  });
+});
+
+describe('custom invariants', () => {
+  const noMessages = defineInvariant({
+    id: 'no-customer-messages',
+    description: 'the run never messages the customer',
+    check: (run) =>
+      run.trajectory.calls
+        .filter((c) => c.tool === 'send_customer_message')
+        .map((c) => `message sent at ${c.at} ms`),
+  });
+
+  it('are checked beside the built-in ones', async () => {
+    const judged = await judgePlan(
+      {
+        scenario: partialRefund,
+        agent: agent('reference'),
+        invariants: [...BUILT_IN_INVARIANTS, noMessages],
+      },
+      plan([]),
+    );
+
+    expect(judged.violations).toEqual([
+      { invariant: 'no-customer-messages', message: 'message sent at 0 ms', findings: [] },
+    ]);
+  });
+
+  it('report a check that throws as violated, with the error', async () => {
+    const broken = defineInvariant({
+      id: 'broken',
+      description: 'throws',
+      check: () => {
+        throw new Error('no such field');
+      },
+    });
+
+    const judged = await judgePlan(
+      { scenario: partialRefund, agent: agent('reference'), invariants: [broken] },
+      plan([]),
+    );
+
+    expect(judged.violations).toEqual([
+      { invariant: 'broken', message: 'the check threw: no such field', findings: [] },
+    ]);
+  });
+
+  it('must have a lowercase slug for an id', () => {
+    expect(() => defineInvariant({ ...noMessages, id: 'No Messages' })).toThrow(/lowercase/);
+  });
+});
