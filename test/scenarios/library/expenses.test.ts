@@ -119,8 +119,8 @@ describe('expenses scenarios', () => {
     [
       'expenses/controller-sign-off',
       'crash-before-payout-saved',
-      'no-reconcile',
-      'confirmed-step-redone',
+      'no-checkpoint',
+      'checkpoint-missing',
     ],
     [
       'expenses/controller-sign-off',

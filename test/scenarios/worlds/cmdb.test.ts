@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import {
-  APPROVAL_TOKEN_META,
-  META,
-  toolErrorSchema,
-  type ToolError,
-} from '../../../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../../../runtime/protocol.js';
 import { WORLDS } from '../../../scenarios/library/worlds.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
-import { WorldError } from '../../../scenarios/world/world-error.js';
 import {
   CMDB_REFERENCE_DATE,
   CmdbWorld,
@@ -33,6 +26,13 @@ import {
   type CmdbData,
   type CmdbWorldOptions,
 } from '../../../scenarios/worlds/cmdb/index.js';
+import {
+  connectFixture,
+  errorOf,
+  ok,
+  refusal,
+  type WorldFixture,
+} from '../../support/world-fixture.js';
 
 const ALL_TOOLS = [
   'list_discovered',
@@ -53,78 +53,20 @@ const DATA = generateCmdbData(SEED);
 const host = (n: number) => DATA.scan.hosts[n - 1]!;
 const ci = (n: number) => DATA.cis[n - 1]!;
 
-interface Fixture {
-  world: CmdbWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
+interface Fixture extends WorldFixture<CmdbWorld> {
   /** The approval token meta for retiring a CI, granted against the world's identity. */
   approved(ciId: string): Record<string, string>;
 }
-
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
 
 async function setup(
   options: Partial<Omit<CmdbWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new CmdbWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 3_600_000);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
-  const call: Fixture['call'] = async (name, args, meta = {}) =>
-    (await client.callTool({
-      name,
-      arguments: args,
-      _meta: { [META.credential]: token, ...meta },
-    })) as CallToolResult;
-  return {
-    world,
-    clock,
-    token,
-    call,
-    approved: (ciId) => ({
-      [APPROVAL_TOKEN_META]: world.approvals.grant({
-        runId: 'run-1',
-        tool: 'retire_ci',
-        identity: world.approvalIdentity('retire_ci', { ci_id: ciId })!,
-        approver: 'cab',
-      }).token,
-    }),
-  };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
-}
-
-/** The refusal a direct (non-MCP) world call throws, as the wire would carry it. */
-function refusal(act: () => unknown): ToolError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorldError);
-    return (error as WorldError).toToolError();
-  }
-  throw new Error('expected the world to refuse');
+  const f = await connectFixture((clock) => new CmdbWorld({ seed: SEED, clock, ...options }), {
+    scope,
+    ttlMs: 3_600_000,
+  });
+  return { ...f, approved: (ciId) => f.approve('retire_ci', { ci_id: ciId }, 'cab') };
 }
 
 async function getCi(f: Fixture, ciId: string) {
@@ -337,9 +279,9 @@ describe('CmdbWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'list_cis',
         arguments: {},
       })) as CallToolResult;
@@ -498,7 +440,6 @@ describe('CmdbWorld', () => {
       const first = ok(await honoured.call('update_ci', args, key));
       const replay = ok(await honoured.call('update_ci', args, key));
       const reused = errorOf(await honoured.call('update_ci', { ...args, ip: '10.20.1.1' }, key));
-      await connection?.close();
       const ignored = await setup({ honourIdempotencyKeys: false });
       ok(await ignored.call('update_ci', args, key));
       const retry = errorOf(await ignored.call('update_ci', args, key));

@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import {
-  APPROVAL_TOKEN_META,
-  META,
-  toolErrorSchema,
-  type ToolError,
-} from '../../../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../../../runtime/protocol.js';
 import { WORLDS } from '../../../scenarios/library/worlds.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
-import { WorldError } from '../../../scenarios/world/world-error.js';
 import {
   CRM_REFERENCE_DATE,
   CrmWorld,
@@ -25,6 +18,13 @@ import {
   type CrmData,
   type CrmWorldOptions,
 } from '../../../scenarios/worlds/crm/index.js';
+import {
+  connectFixture,
+  errorOf,
+  ok,
+  refusal,
+  type WorldFixture,
+} from '../../support/world-fixture.js';
 
 const ALL_TOOLS = [
   'get_account',
@@ -38,83 +38,28 @@ const ALL_TOOLS = [
 const SEED = 42;
 const MERGE_8_INTO_7 = { survivor_id: 'acc_7', duplicate_id: 'acc_8' };
 
-interface Fixture {
-  world: CrmWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
+interface Fixture extends WorldFixture<CrmWorld> {
   /** The approval token meta for a merge, granted by the operator against the world's identity. */
   approved(args: { survivor_id: string; duplicate_id: string }): Record<string, string>;
   /** Merges acc_8 into acc_7 with an approval, failing the test if the world refuses. */
   merge(meta?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
-
 async function setup(
   options: Partial<Omit<CrmWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new CrmWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 3_600_000);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
-  const call: Fixture['call'] = async (name, args, meta = {}) =>
-    (await client.callTool({
-      name,
-      arguments: args,
-      _meta: { [META.credential]: token, ...meta },
-    })) as CallToolResult;
-  const approved: Fixture['approved'] = (args) => ({
-    [APPROVAL_TOKEN_META]: world.approvals.grant({
-      runId: 'run-1',
-      tool: 'merge_accounts',
-      identity: world.approvalIdentity('merge_accounts', args)!,
-      approver: 'ops',
-    }).token,
+  const f = await connectFixture((clock) => new CrmWorld({ seed: SEED, clock, ...options }), {
+    scope,
+    ttlMs: 3_600_000,
   });
+  const approved: Fixture['approved'] = (args) => f.approve('merge_accounts', args, 'ops');
   return {
-    world,
-    clock,
-    token,
-    call,
+    ...f,
     approved,
     merge: async (meta = {}) =>
-      ok(await call('merge_accounts', MERGE_8_INTO_7, { ...approved(MERGE_8_INTO_7), ...meta })),
+      ok(await f.call('merge_accounts', MERGE_8_INTO_7, { ...approved(MERGE_8_INTO_7), ...meta })),
   };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
-}
-
-/** The refusal a direct (non-MCP) world call throws, as the wire would carry it. */
-function refusal(act: () => unknown): ToolError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorldError);
-    return (error as WorldError).toToolError();
-  }
-  throw new Error('expected the world to refuse');
 }
 
 async function account(f: Fixture, accountId: string) {
@@ -254,9 +199,9 @@ describe('CrmWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'get_account',
         arguments: { account_id: 'acc_1' },
       })) as CallToolResult;

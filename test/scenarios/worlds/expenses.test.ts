@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import {
-  APPROVAL_TOKEN_META,
-  META,
-  toolErrorSchema,
-  type ToolError,
-} from '../../../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../../../runtime/protocol.js';
 import { WORLDS } from '../../../scenarios/library/worlds.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
-import { WorldError } from '../../../scenarios/world/world-error.js';
 import {
   EXPENSES_REFERENCE_DATE,
   ExpensesWorld,
@@ -25,6 +18,13 @@ import {
   type ExpensesData,
   type ExpensesWorldOptions,
 } from '../../../scenarios/worlds/expenses/index.js';
+import {
+  connectFixture,
+  errorOf,
+  ok,
+  refusal,
+  type WorldFixture,
+} from '../../support/world-fixture.js';
 
 const ALL_TOOLS = [
   'get_claim',
@@ -41,15 +41,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const ON_LEAVE = [{ approver: 'fin_1', deputy: 'fin_2', from_day: -2, to_day: 10 }];
 
-interface Fixture {
-  world: ExpensesWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
+interface Fixture extends WorldFixture<ExpensesWorld> {
   /** The sign-off token meta for a payout, granted by `approver` against the world's identity. */
   signedBy(approver: string, args: Record<string, unknown>): Record<string, string>;
   /** The claim as the world serves it. */
@@ -58,44 +50,20 @@ interface Fixture {
   payoutArgs(claimId: string): Promise<Record<string, unknown>>;
 }
 
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
-
 async function setup(
   options: Partial<Omit<ExpensesWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new ExpensesWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 30 * DAY);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
-  const call: Fixture['call'] = async (name, args, meta = {}) =>
-    (await client.callTool({
-      name,
-      arguments: args,
-      _meta: { [META.credential]: token, ...meta },
-    })) as CallToolResult;
+  const f = await connectFixture((clock) => new ExpensesWorld({ seed: SEED, clock, ...options }), {
+    scope,
+    ttlMs: 30 * DAY,
+  });
   const claim: Fixture['claim'] = async (claimId) =>
-    claimViewSchema.parse(ok(await call('get_claim', { claim_id: claimId })));
+    claimViewSchema.parse(ok(await f.call('get_claim', { claim_id: claimId })));
   return {
-    world,
-    clock,
-    token,
-    call,
+    ...f,
     claim,
-    signedBy: (approver, args) => ({
-      [APPROVAL_TOKEN_META]: world.approvals.grant({
-        runId: 'run-1',
-        tool: 'issue_payout',
-        identity: world.approvalIdentity('issue_payout', args)!,
-        approver,
-      }).token,
-    }),
+    signedBy: (approver, args) => f.approve('issue_payout', args, approver),
     payoutArgs: async (claimId) => {
       const c = await claim(claimId);
       return {
@@ -106,29 +74,6 @@ async function setup(
       };
     },
   };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
-}
-
-/** The refusal a direct (non-MCP) world call throws, as the wire would carry it. */
-function refusal(act: () => unknown): ToolError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorldError);
-    return (error as WorldError).toToolError();
-  }
-  throw new Error('expected the world to refuse');
 }
 
 /** Everything about the data that must not depend on the seed. */
@@ -333,9 +278,9 @@ describe('ExpensesWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'get_claim',
         arguments: { claim_id: 'exp_1' },
       })) as CallToolResult;
@@ -456,7 +401,6 @@ describe('ExpensesWorld', () => {
       ok(await plain.call('issue_payout', args));
       const identity = `payout:exp_1:${String(args.amount_cents)}`;
       expect(plain.world.ledger.duplicates()).toEqual([{ identity, seqs: [1, 2] }]);
-      await connection?.close();
 
       const ignoring = await setup({ honourIdempotencyKeys: false });
       const key = { [META.idempotencyKey]: 'k' };

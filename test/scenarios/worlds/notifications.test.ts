@@ -1,15 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import {
-  APPROVAL_TOKEN_META,
-  META,
-  toolErrorSchema,
-  type ToolError,
-} from '../../../runtime/protocol.js';
+import { META } from '../../../runtime/protocol.js';
 import { WORLDS } from '../../../scenarios/library/worlds.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
 import { WorldError } from '../../../scenarios/world/world-error.js';
 import {
   BRAND,
@@ -29,6 +23,13 @@ import {
   type NotificationsData,
   type NotificationsWorldOptions,
 } from '../../../scenarios/worlds/notifications/index.js';
+import {
+  connectFixture,
+  errorOf,
+  ok,
+  refusal,
+  type WorldFixture,
+} from '../../support/world-fixture.js';
 
 const ALL_TOOLS = [
   'list_recipients',
@@ -49,73 +50,20 @@ const OUTAGE = { channel: 'email', template_id: 'tpl_outage_notice', ref: 'inc_2
 const REMINDER = { recipient_id: 'cus_3', template_id: 'tpl_visit_reminder', ref: 'apt_3102' };
 const ALERT = { recipient_id: 'cus_2', template_id: 'tpl_security_alert', ref: SECURITY_EVENT_ID };
 
-interface Fixture {
-  world: NotificationsWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
+interface Fixture extends WorldFixture<NotificationsWorld> {
   /** The approval token meta for a bulk send, granted by the operator against the world's identity. */
   approved(args: Record<string, unknown>): Record<string, string>;
 }
-
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
 
 async function setup(
   options: Partial<Omit<NotificationsWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new NotificationsWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 48 * HOUR);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
-  const call: Fixture['call'] = async (name, args, meta = {}) =>
-    (await client.callTool({
-      name,
-      arguments: args,
-      _meta: { [META.credential]: token, ...meta },
-    })) as CallToolResult;
-  const approved: Fixture['approved'] = (args) => ({
-    [APPROVAL_TOKEN_META]: world.approvals.grant({
-      runId: 'run-1',
-      tool: 'send_bulk',
-      identity: world.approvalIdentity('send_bulk', args)!,
-      approver: 'comms-lead',
-    }).token,
-  });
-  return { world, clock, token, call, approved };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
-}
-
-/** The refusal a direct (non-MCP) world call throws, as the wire would carry it. */
-function refusal(act: () => unknown): ToolError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorldError);
-    return (error as WorldError).toToolError();
-  }
-  throw new Error('expected the world to refuse');
+  const f = await connectFixture(
+    (clock) => new NotificationsWorld({ seed: SEED, clock, ...options }),
+    { scope, ttlMs: 48 * HOUR },
+  );
+  return { ...f, approved: (args) => f.approve('send_bulk', args, 'comms-lead') };
 }
 
 async function sent(f: Fixture, args: Record<string, unknown>) {
@@ -598,9 +546,9 @@ describe('NotificationsWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'find_sent',
         arguments: { template_id: 'tpl_outage_notice' },
       })) as CallToolResult;

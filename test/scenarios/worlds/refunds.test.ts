@@ -1,14 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import {
-  APPROVAL_TOKEN_META,
-  META,
-  toolErrorSchema,
-  type ToolError,
-} from '../../../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../../../runtime/protocol.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
 import {
   RefundsWorld,
   generateRefundsData,
@@ -18,6 +12,7 @@ import {
   wasMessageSentOutput,
   type RefundsWorldOptions,
 } from '../../../scenarios/worlds/refunds/index.js';
+import { connectFixture, errorOf, ok, type WorldFixture } from '../../support/world-fixture.js';
 
 const ALL_TOOLS = [
   'get_order',
@@ -29,63 +24,27 @@ const ALL_TOOLS = [
 ];
 const SEED = 42;
 
-interface Fixture {
-  world: RefundsWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
+interface Fixture extends WorldFixture<RefundsWorld> {
   /** The first order whose total is at least `cents`; fails the test if the seed has none. */
   orderWithTotal(cents: number): { order_id: string; customer_id: string; total_cents: number };
 }
-
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
 
 async function setup(
   options: Partial<Omit<RefundsWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new RefundsWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 3_600_000);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
+  const f = await connectFixture((clock) => new RefundsWorld({ seed: SEED, clock, ...options }), {
+    scope,
+    ttlMs: 3_600_000,
+  });
   return {
-    world,
-    clock,
-    token,
-    call: async (name, args, meta = {}) =>
-      (await client.callTool({
-        name,
-        arguments: args,
-        _meta: { [META.credential]: token, ...meta },
-      })) as CallToolResult,
+    ...f,
     orderWithTotal: (cents) => {
-      const order = world.snapshot().orders.find((o) => o.total_cents >= cents);
+      const order = f.world.snapshot().orders.find((o) => o.total_cents >= cents);
       if (!order) throw new Error(`seed ${SEED} has no order totalling ${cents} cents or more`);
       return order;
     },
   };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
 }
 
 describe('generateRefundsData', () => {
@@ -160,9 +119,9 @@ describe('RefundsWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'get_order',
         arguments: { order_id: 'ord_1' },
       })) as CallToolResult;

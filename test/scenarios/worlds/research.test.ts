@@ -1,11 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import { META, toolErrorSchema, type ToolError } from '../../../runtime/protocol.js';
+import { META } from '../../../runtime/protocol.js';
 import { WORLDS } from '../../../scenarios/library/worlds.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
-import { WorldError } from '../../../scenarios/world/world-error.js';
 import {
   RESEARCH_REFERENCE_DATE,
   ResearchWorld,
@@ -18,6 +16,13 @@ import {
   type ResearchData,
   type ResearchWorldOptions,
 } from '../../../scenarios/worlds/research/index.js';
+import {
+  connectFixture,
+  errorOf,
+  ok,
+  refusal,
+  type WorldFixture,
+} from '../../support/world-fixture.js';
 
 const ALL_TOOLS = ['search_sources', 'read_source', 'submit_answer', 'get_answer'];
 const SEED = 42;
@@ -33,67 +38,16 @@ const LFP_ANSWER = {
   summary: 'Yes: LFP passed 40% in 2024.',
 };
 
-interface Fixture {
-  world: ResearchWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
-}
+type Fixture = WorldFixture<ResearchWorld>;
 
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
-
-async function setup(
+function setup(
   options: Partial<Omit<ResearchWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new ResearchWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 7 * 86_400_000);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
-  return {
-    world,
-    clock,
-    token,
-    call: async (name, args, meta = {}) =>
-      (await client.callTool({
-        name,
-        arguments: args,
-        _meta: { [META.credential]: token, ...meta },
-      })) as CallToolResult,
-  };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
-}
-
-/** The refusal a direct (non-MCP) world call throws, as the wire would carry it. */
-function refusal(act: () => unknown): ToolError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorldError);
-    return (error as WorldError).toToolError();
-  }
-  throw new Error('expected the world to refuse');
+  return connectFixture((clock) => new ResearchWorld({ seed: SEED, clock, ...options }), {
+    scope,
+    ttlMs: 7 * 86_400_000,
+  });
 }
 
 async function source(f: Fixture, sourceId: string) {
@@ -239,9 +193,9 @@ describe('ResearchWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'read_source',
         arguments: { source_id: 'src_1' },
       })) as CallToolResult;

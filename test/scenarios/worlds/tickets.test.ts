@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../../../runtime/credential.js';
-import {
-  APPROVAL_TOKEN_META,
-  META,
-  toolErrorSchema,
-  type ToolError,
-} from '../../../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, META } from '../../../runtime/protocol.js';
 import { WORLDS } from '../../../scenarios/library/worlds.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
-import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
-import { WorldError } from '../../../scenarios/world/world-error.js';
 import {
   SLA_TARGET_MINUTES,
   TICKETS_REFERENCE_DATE,
@@ -29,6 +22,13 @@ import {
   type TicketsData,
   type TicketsWorldOptions,
 } from '../../../scenarios/worlds/tickets/index.js';
+import {
+  connectFixture,
+  errorOf,
+  ok,
+  refusal,
+  type WorldFixture,
+} from '../../support/world-fixture.js';
 
 const ALL_TOOLS = [
   'list_queue',
@@ -45,73 +45,20 @@ const ALL_TOOLS = [
 const SEED = 42;
 const REF = Date.parse(TICKETS_REFERENCE_DATE);
 
-interface Fixture {
-  world: TicketsWorld;
-  clock: VirtualClock;
-  token: string;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
+interface Fixture extends WorldFixture<TicketsWorld> {
   /** The approval token meta for a priority change, granted against the world's identity. */
   approved(args: { ticket_id: string; priority: string }): Record<string, string>;
 }
-
-let connection: WorldConnection | undefined;
-afterEach(async () => {
-  await connection?.close();
-  connection = undefined;
-});
 
 async function setup(
   options: Partial<Omit<TicketsWorldOptions, 'clock' | 'seed'>> = {},
   scope: Scope = { tools: ALL_TOOLS, resources: {} },
 ): Promise<Fixture> {
-  const clock = new VirtualClock();
-  const world = new TicketsWorld({ seed: SEED, clock, ...options });
-  const { token } = world.credentials.issue('run-1', scope, 24 * 3_600_000);
-  connection = await connectWorld(world);
-  await connection.client.listTools(); // the client then checks every structured result too
-  const { client } = connection;
-  const call: Fixture['call'] = async (name, args, meta = {}) =>
-    (await client.callTool({
-      name,
-      arguments: args,
-      _meta: { [META.credential]: token, ...meta },
-    })) as CallToolResult;
-  const approved: Fixture['approved'] = (args) => ({
-    [APPROVAL_TOKEN_META]: world.approvals.grant({
-      runId: 'run-1',
-      tool: 'set_priority',
-      identity: world.approvalIdentity('set_priority', args)!,
-      approver: 'duty-manager',
-    }).token,
+  const f = await connectFixture((clock) => new TicketsWorld({ seed: SEED, clock, ...options }), {
+    scope,
+    ttlMs: 24 * 3_600_000,
   });
-  return { world, clock, token, call, approved };
-}
-
-function errorOf(result: CallToolResult): ToolError {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  return toolErrorSchema.parse(result._meta?.[META.error]);
-}
-
-function ok(result: CallToolResult): Record<string, unknown> {
-  expect(result._meta?.[META.error]).toBeUndefined();
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? {};
-}
-
-/** The refusal a direct (non-MCP) world call throws, as the wire would carry it. */
-function refusal(act: () => unknown): ToolError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorldError);
-    return (error as WorldError).toToolError();
-  }
-  throw new Error('expected the world to refuse');
+  return { ...f, approved: (args) => f.approve('set_priority', args, 'duty-manager') };
 }
 
 async function ticket(f: Fixture, ticketId: string) {
@@ -314,9 +261,9 @@ describe('TicketsWorld', () => {
 
   describe('credentials', () => {
     it('refuses a call with no credential as unauthenticated', async () => {
-      await setup();
+      const f = await setup();
 
-      const result = (await connection!.client.callTool({
+      const result = (await f.client.callTool({
         name: 'get_ticket',
         arguments: { ticket_id: 'tkt_1' },
       })) as CallToolResult;
