@@ -104,11 +104,38 @@ const SAFE_STOPS: ReadonlySet<string> = new Set<WorkflowState>([...TERMINAL_STAT
 /** Fault kinds that change the world, or the agent's view of it, behind the agent's back. */
 const WORLD_CHANGING = new Set(['stale-record', 'missing-evidence', 'conflicting-evidence']);
 
-/** No logical effect applied twice: the integrity grader's duplicate check, from the ledger. */
+/**
+ * No logical effect applied twice: the integrity grader's duplicate check, from the ledger.
+ * One excuse: a write whose provider honours no keys, repeated after the world's own answer to
+ * "did it happen?" was emptied or contradicted (an evidence fault) between the two — the only
+ * way to know lied, and no agent can tell that lie from the truth.
+ */
 export const noDuplicateEffects = defineInvariant({
   id: 'no-duplicate-effects',
   description: 'no logical side effect is applied twice',
-  check: (run) => findings(run, 'integrity', ['duplicate-effect']),
+  check: (run) => {
+    const t = run.trajectory;
+    const lies = t.faults.fired.flatMap((f) =>
+      (f.kind === 'missing-evidence' || f.kind === 'conflicting-evidence') && f.callId !== null
+        ? [t.calls.findIndex((c) => c.callId === f.callId)]
+        : [],
+    );
+    const keyed = new Set(t.tools.filter((x) => x.honoursIdempotencyKey).map((x) => x.name));
+    const excused = (f: Finding): boolean => {
+      const entries = f.refs.flatMap((r) =>
+        r.kind === 'effect' ? t.ledger.filter((e) => e.seq === r.seq) : [],
+      );
+      const first = entries[0];
+      const last = entries.at(-1);
+      if (!first || !last || keyed.has(last.tool)) return false;
+      const position = (requestId: string) => t.calls.findIndex((c) => c.callId === requestId);
+      // The lie was told between the first effect and its repeat: it is what the repeat rests on.
+      const from = position(first.requestId);
+      const to = position(last.requestId);
+      return lies.some((lie) => lie > from && lie < to);
+    };
+    return findings(run, 'integrity', ['duplicate-effect']).filter((f) => !excused(f));
+  },
 });
 
 /** Every call within the contract at the moment it ran: the policy grader, all of it. */

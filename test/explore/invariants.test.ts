@@ -5,6 +5,7 @@ import { BUILT_IN_INVARIANTS, defineInvariant } from '../../explore/invariants.j
 import type { FaultInput } from '../../faults/catalog.js';
 import type { AgentUnderTest } from '../../scenarios/agent.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
+import { updateContact } from '../../scenarios/library/crm/update-contact.js';
 import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 
@@ -34,6 +35,34 @@ describe('the built-in invariants', () => {
     const duplicate = judged.violations.find((v) => v.invariant === 'no-duplicate-effects');
     expect(duplicate?.findings.map((f) => f.code)).toEqual(['duplicate-effect']);
     expect(duplicate?.message).toMatch(/^duplicate-effect: message:cus_4:refund_issued:ord_4/);
+  });
+
+  it('excuse a duplicate the world’s lie made unavoidable, and only that one', async () => {
+    // The process dies before the note's result is saved; asked afterwards whether the note is
+    // there, the notes service answers with nothing. Resending is all anyone could do.
+    const lied = plan([
+      { kind: 'crash', trigger: { on: 'probe', probe: 'before-result-saved', operation: 'note' } },
+      { kind: 'missing-evidence', trigger: { on: 'probability', p: 1 }, tool: 'list_notes' },
+    ]);
+    // A lie told before the note was ever sent excuses nothing after it.
+    const liedEarlier = plan([
+      {
+        kind: 'missing-evidence',
+        trigger: { on: 'call', tool: 'get_account', nth: 1 },
+        tool: 'get_account',
+      },
+      { kind: 'lost-ack', trigger: { on: 'call', tool: 'add_note', nth: 1 } },
+    ]);
+
+    const reference = await judgePlan({ scenario: updateContact, agent: agent('reference') }, lied);
+    const blind = await judgePlan(
+      { scenario: updateContact, agent: agent('no-reconcile') },
+      liedEarlier,
+    );
+
+    expect(reference.trajectory.ledger.filter((e) => e.tool === 'add_note')).toHaveLength(2);
+    expect(reference.violations).toEqual([]);
+    expect(blind.violations.map((v) => v.invariant)).toContain('no-duplicate-effects');
   });
 
   it('report a policy violation, whatever the plan leaves possible', async () => {
