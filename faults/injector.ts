@@ -243,7 +243,20 @@ export class FaultInjector {
     }
   }
 
+  /**
+   * Makes the world change a fault names, and says what happened. A change the world refuses in
+   * the state it has reached (withdrawing a claim already paid, say) is recorded as not made:
+   * the fault fired, and the world is as it was.
+   */
   private applyWorldFault(fault: Fault): string {
+    try {
+      return this.changeWorld(fault);
+    } catch (error) {
+      return `the world refused the change: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private changeWorld(fault: Fault): string {
     switch (fault.kind) {
       case 'revoked-permission':
         return this.target.revoke(fault.tool);

@@ -141,6 +141,34 @@ describe('FaultInjector, fed by hand', () => {
     expect(injector.notFired()).toEqual([]);
   });
 
+  it('records a world change the world refuses as fired and not made, on a call or at a time', async () => {
+    const clock = new VirtualClock();
+    const injector = new FaultInjector(
+      plan(
+        'unit',
+        { kind: 'stale-record', trigger: { on: 'step', step: 1 }, change: 'claim-withdrawn' },
+        { kind: 'stale-record', trigger: { on: 'time', atMs: 10 }, change: 'claim-withdrawn' },
+      ),
+      1,
+      clock,
+      {
+        ...fakeTarget(),
+        staleChange: () => {
+          throw new Error('exp_1 is paid and cannot be withdrawn');
+        },
+      },
+    );
+    injector.armTimers();
+
+    expect(feed(injector, ['get_order'])).toEqual(['stale-record']);
+    await clock.sleep(20);
+
+    expect(injector.fired.map((f) => f.detail)).toEqual([
+      'the world refused the change: exp_1 is paid and cannot be withdrawn',
+      'the world refused the change: exp_1 is paid and cannot be withdrawn',
+    ]);
+  });
+
   it('fires a step trigger on the kth call of any tool, and first-write on the first write only', () => {
     const injector = injectorFor([
       { kind: 'timeout', trigger: { on: 'step', step: 2 } },
