@@ -96,6 +96,15 @@ export const ACTION_STATUSES = [
  */
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
 
+/** Statuses of an operation that needs no more work (a view's `pending` is not one). */
+export const DONE_STATUSES: ReadonlySet<string> = new Set<ActionStatus>([
+  'confirmed',
+  'reconciled',
+  'skipped',
+  'proposed',
+  'compensated',
+]);
+
 export type ActionOrigin = 'blueprint' | 'content' | 'compensation';
 
 export interface ActionRecord {

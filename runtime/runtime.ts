@@ -21,6 +21,7 @@ import type {
   RunRecord,
   RunVersions,
 } from './records.js';
+import { DONE_STATUSES } from './records.js';
 import { withSafeguards, type Safeguards } from './safeguards.js';
 import { ScriptedPlanner } from './scripted-planner.js';
 import { isTerminal, type WorkflowState } from './states.js';
@@ -72,7 +73,6 @@ type PendingChange = Omit<Change, 'at'> & { at?: number };
 
 type StepResult = { ok: true } | { ok: false; failure: Failure; operationId: string };
 
-const DONE_STATUSES = new Set(['confirmed', 'reconciled', 'skipped', 'proposed', 'compensated']);
 const POLICY_VERSION = 'policy-gate@1';
 
 /**

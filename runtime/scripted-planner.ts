@@ -1,9 +1,8 @@
 import type { Blueprint, Operation } from './blueprint.js';
 import type { Planner, Proposal } from './planner.js';
 import { evaluate, pathsOf, refsOf, resolveValue } from './predicate.js';
+import { DONE_STATUSES } from './records.js';
 import type { OperationView, WorkingContext } from './working-context.js';
-
-const DONE = new Set(['confirmed', 'reconciled', 'skipped', 'proposed', 'compensated']);
 
 /** Operation ids whose results `op` reads (through `$ref`s in its arguments and `when`). */
 export function dependenciesOf(op: Operation): string[] {
@@ -72,7 +71,7 @@ export class ScriptedPlanner implements Planner {
         byId ??= new Map(views.map((v) => [v.id, v.status]));
         status = byId.get(op.id) ?? 'pending';
       }
-      if (!DONE.has(status)) break;
+      if (!DONE_STATUSES.has(status)) break;
     }
     this.scanned = views;
     this.cursor = index;

@@ -1,4 +1,5 @@
 import type { Planner, PlannerUsage } from '../runtime/planner.js';
+import { DONE_STATUSES } from '../runtime/records.js';
 import type { Scenario } from './scenario.js';
 
 export type ModelPrice = NonNullable<Scenario['model']>;
@@ -17,8 +18,6 @@ export function proposalUsage(model: ModelPrice, stepsDone: number): PlannerUsag
   return { inputTokens, outputTokens, costUsd };
 }
 
-const DONE = new Set(['confirmed', 'reconciled', 'skipped', 'proposed', 'compensated']);
-
 /**
  * Wraps a planner so that every proposal reports its usage under `model`'s price list. The
  * proposal itself is the inner planner's, untouched; only the bill is added.
@@ -30,7 +29,7 @@ export function meteredPlanner(inner: Planner, model: ModelPrice): Planner {
     },
     propose: async (context) => {
       const answer = await inner.propose(context);
-      const done = context.operations.filter((o) => DONE.has(o.status)).length;
+      const done = context.operations.filter((o) => DONE_STATUSES.has(o.status)).length;
       return { ...answer, usage: proposalUsage(model, done) };
     },
   };
