@@ -73,9 +73,9 @@ describe('mcnemarExact', () => {
       fc.property(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 400 }), (b, c) => {
         const n = b + c;
         const m = Math.min(b, c);
-        // 2·S/2^n to 18 significant digits, then as a float.
-        const scaled = (2n * lowerTail(n, m) * 10n ** 18n) / 2n ** BigInt(n);
-        const exact = Math.min(1, Number(scaled) / 1e18);
+        // 2·S/2^n to 40 decimal places (well below the tolerance, whose floor is 1e-18), then as a float.
+        const scaled = (2n * lowerTail(n, m) * 10n ** 40n) / 2n ** BigInt(n);
+        const exact = Math.min(1, Number(scaled) / 1e40);
         const p = mcnemarExact(b, c);
         expect(p).toBe(mcnemarExact(c, b));
         expect(Math.abs(p - exact)).toBeLessThanOrEqual(1e-12 * Math.max(exact, 1e-6));
