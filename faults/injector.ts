@@ -20,6 +20,8 @@ export interface FaultTarget {
   revoke(tool: string): string;
   expireCredential(): string;
   staleChange(change: string, params: Record<string, unknown>): string;
+  /** How many entries the world's effect ledger holds, so a fault can say which it made. */
+  ledgerSize?(): number;
   plantDocument(
     tool: string,
     instruction: string,
@@ -33,6 +35,8 @@ export interface FiredFault {
   at: number;
   callId: string | null;
   detail: string;
+  /** Ledger seqs of the effects the fault made in the world (a colleague's change, say). */
+  effects?: number[];
 }
 
 type Decision = { action?: WireAction };
@@ -98,7 +102,7 @@ export class FaultInjector {
       case 'expired-credential':
       case 'stale-record':
       case 'hostile-document':
-        this.record(index, fault, null, this.applyWorldFault(fault));
+        this.recordWorldFault(index, fault, null);
         return;
       case 'unavailable':
         this.unavailableUntil = this.clock.now() + fault.windowMs;
@@ -237,10 +241,22 @@ export class FaultInjector {
       case 'stale-record':
       case 'hostile-document':
         // The world changes before it sees this call; the call carries the mark.
-        return fire(this.applyWorldFault(fault), { kind: 'pass', fault: f });
+        this.recordWorldFault(index, fault, call.callId, once);
+        return { action: { kind: 'pass', fault: f } };
       default:
         return {};
     }
+  }
+
+  /** Makes the world change a fault names and records it, with the effects it made. */
+  private recordWorldFault(index: number, fault: Fault, callId: string | null, once = true): void {
+    const before = this.target.ledgerSize?.();
+    const detail = this.applyWorldFault(fault);
+    const after = this.target.ledgerSize?.();
+    const effects: number[] = [];
+    if (before !== undefined && after !== undefined)
+      for (let seq = before + 1; seq <= after; seq++) effects.push(seq);
+    this.record(index, fault, callId, detail, once, effects);
   }
 
   /**
@@ -410,9 +426,15 @@ export class FaultInjector {
     callId: string | null,
     detail: string,
     once = true,
+    effects: number[] = [],
   ): void {
     if (once) this.done.add(index);
-    this.fired.push({ index, kind: fault.kind, at: this.clock.now(), callId, detail });
+    const at = this.clock.now();
+    this.fired.push(
+      effects.length > 0
+        ? { index, kind: fault.kind, at, callId, detail, effects }
+        : { index, kind: fault.kind, at, callId, detail },
+    );
   }
 }
 

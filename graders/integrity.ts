@@ -15,6 +15,25 @@ import { finding, grade, type Finding, type Grade } from './grade.js';
  * accounted for by an action record, every transition legal, the records replay to the state
  * the run ended in, and checkpoints at the semantic boundaries the run crossed.
  */
+/**
+ * Whether the run could have seen the effect `other` (not its own) before its write that made
+ * effect `own`. Only a change a fault made on one of the run's calls is placed among them: the
+ * run could see it unless it landed on that write's own request (or later). Any other change —
+ * the scene's, or one made while the run waited — was there for the run's next call to see.
+ */
+function couldSee(ctx: GradeContext): (other: number, own: number) => boolean {
+  const byEffect = new Map<number, { callId: string | null; at: number }>();
+  for (const f of ctx.trajectory.faults.fired)
+    for (const seq of f.effects ?? []) byEffect.set(seq, { callId: f.callId, at: f.at });
+  const entries = new Map(ctx.trajectory.ledger.map((e) => [e.seq, e]));
+  return (other, own) => {
+    const fault = byEffect.get(other);
+    const write = ctx.position(entries.get(own)?.requestId ?? '');
+    if (!fault || fault.callId === null || write < 0) return true;
+    return ctx.position(fault.callId) < write;
+  };
+}
+
 export function gradeIntegrity(ctx: GradeContext): Grade {
   const t = ctx.trajectory;
   const findings: Finding[] = [];
@@ -22,14 +41,22 @@ export function gradeIntegrity(ctx: GradeContext): Grade {
   const undone = new Set(t.ledger.flatMap((e) => (e.compensates === null ? [] : [e.compensates])));
 
   // Duplicates: a group with one identity holding two live entries, at least one of them ours
-  // (re-applying what the scene or a colleague already did is a duplicate too).
+  // (re-applying what the scene or a colleague already did is a duplicate too). A colleague's
+  // change counts only when it came before one of ours and the run could have seen it: a
+  // change that landed on the write's own request is a race no check could win, and one that
+  // lands after the run's write is the colleague's doing.
   const groups = new Map<string, number[]>();
   for (const e of t.ledger) {
     if (undone.has(e.seq) || e.compensates !== null) continue;
     groups.set(e.identity, [...(groups.get(e.identity) ?? []), e.seq]);
   }
-  for (const [identity, seqs] of groups) {
-    if (seqs.length < 2 || !seqs.some((s) => mine.has(s))) continue;
+  const seen = couldSee(ctx);
+  for (const [identity, all] of groups) {
+    if (all.length < 2 || !all.some((s) => mine.has(s))) continue;
+    const seqs = all.filter(
+      (s) => mine.has(s) || all.some((m) => m > s && mine.has(m) && seen(s, m)),
+    );
+    if (seqs.length < 2) continue;
     findings.push(
       finding(
         'duplicate-effect',

@@ -89,6 +89,8 @@ export const firedFaultSchema = z.object({
   at: z.number(),
   callId: z.string().nullable(),
   detail: z.string(),
+  /** Ledger seqs of the effects the fault made in the world (a colleague's change, say). */
+  effects: z.array(z.number().int().positive()).optional(),
 });
 export type FiredFault = z.infer<typeof firedFaultSchema>;
 

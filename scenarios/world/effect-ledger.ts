@@ -80,6 +80,11 @@ export class EffectLedger {
     return stamped;
   }
 
+  /** How many entries there are: the next entry's seq is one more. */
+  get size(): number {
+    return this.list.length;
+  }
+
   /** Every entry, oldest first (a copy; entries themselves are frozen). */
   entries(): LedgerEntry[] {
     return [...this.list];
