@@ -71,7 +71,12 @@ const AMBIGUITY_PROBES = new Set([
   'before-result-saved',
 ]);
 
-function costOf(reach: ScenarioReach, fault: Fault): Cost {
+/**
+ * The worst one fault can add to a correct run. `others` is how many other faults the plan
+ * holds: each can break an outage once (a duplicate delivery lets one call through, a crash
+ * restarts the run), and every break starts the backoff over from its first step.
+ */
+function costOf(reach: ScenarioReach, fault: Fault, others: number): Cost {
   if (fault.trigger.on === 'probability')
     return { ok: false, reason: `${fault.kind} on a probability can fire without bound` };
   const backoff = RECOVERY_TIMING.backoffCapMs;
@@ -92,8 +97,8 @@ function costOf(reach: ScenarioReach, fault: Fault): Cost {
     case 'rate-limit':
       return cost(1, 1, 1, fault.retryAfterMs + backoff);
     case 'unavailable': {
-      const n = retriesToOutlast(fault.windowMs);
-      return cost(n, n, n, fault.windowMs + backoff);
+      const n = retriesToOutlast(fault.windowMs) * (others + 1);
+      return cost(n, n, n, fault.windowMs + backoff * (others + 1));
     }
     case 'timeout':
     case 'lost-ack':
@@ -165,7 +170,7 @@ export function successRequired(reach: ScenarioReach, plan: FaultPlan): SuccessV
   let writes = reach.writes.length;
   let timeMs = reach.approvalWaitMs;
   for (const fault of plan.faults) {
-    const c = costOf(reach, fault);
+    const c = costOf(reach, fault, plan.faults.length - 1);
     if (!c.ok) return { required: false, reason: c.reason };
     calls += c.calls;
     retries += c.retries;

@@ -105,6 +105,18 @@ describe('successRequired', () => {
       windowMs: 120_000,
     })) as FaultInput[];
     notRequired(verdict(outages), /retries \(budget 8\)/);
+    // A 1.5-second outage fits alone (3 resends: 5 writes of 6); a duplicate delivery that lets
+    // one call through mid-outage starts the backoff over, so the pair may need 6 resends
+    // (exploration found this on tickets/sla-queue).
+    const outage = { kind: 'unavailable', trigger: { on: 'first-write' }, windowMs: 1_500 };
+    expect(verdict([outage] as FaultInput[]).required).toBe(true);
+    notRequired(
+      verdict([
+        outage,
+        { kind: 'duplicate-delivery', trigger: { on: 'step', step: 9 } },
+      ] as FaultInput[]),
+      /8 writes \(budget 6\)/,
+    );
     // Two answers 40 minutes late each, plus a delay of 2 hours: more than half of 6 hours.
     notRequired(
       verdict(
