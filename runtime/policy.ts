@@ -10,6 +10,12 @@ export interface GateAction {
   kind: 'read' | 'write';
   args: Record<string, unknown>;
   origin: 'blueprint' | 'content' | 'compensation';
+  /**
+   * Tool calls the action makes at the least, when it goes ahead (1 unless said): a write's
+   * fresh reads, its send and its verification. The tool-call budget must hold them all, so a
+   * write is never left half done — sent but not verified — for want of calls.
+   */
+  calls?: number;
 }
 
 export interface GateInput {
@@ -89,8 +95,14 @@ export function checkAction(input: GateInput): GateDecision {
   }
   if (safeguards.budgets) {
     const b = contract.budgets;
-    if (used.toolCalls >= b.toolCalls)
-      return exhausted('budget.tool-calls', `${used.toolCalls} of ${b.toolCalls} tool calls used`);
+    const calls = action.calls ?? 1;
+    if (used.toolCalls + calls > b.toolCalls)
+      return exhausted(
+        'budget.tool-calls',
+        calls === 1
+          ? `${used.toolCalls} of ${b.toolCalls} tool calls used`
+          : `${used.toolCalls} of ${b.toolCalls} tool calls used, and ${action.tool} needs ${calls} (its checks, the call and its verification)`,
+      );
     if (action.kind === 'write' && used.externalWrites >= b.externalWrites) {
       return exhausted(
         'budget.external-writes',

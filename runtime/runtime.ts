@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { parseBlueprint, type Blueprint, type Operation } from './blueprint.js';
 import type { Clock } from './clock.js';
+import { canonicalJson } from './canonical-json.js';
 import { contentHash, parseContract, type Contract, type StopReason } from './contract.js';
 import type { RunCredential } from './credential.js';
 import type { CrashProbe, ProbeHandler } from './crash-probe.js';
@@ -119,6 +120,8 @@ export class ReferenceRuntime {
   private views: OperationView[] = [];
   private readonly viewIndex = new Map<string, number>();
   private lastFailure: WorkingContext['lastFailure'];
+  /** Reads (tool and canonical args) whose last attempt did not come back ok. */
+  private readonly failedReads = new Set<string>();
   private resumePacket: ResumePacket | undefined;
   private sends = 0;
   private plannerVersions = { model: '', prompt: '' };
@@ -468,6 +471,10 @@ export class ReferenceRuntime {
     let attempt = 0;
     for (;;) {
       attempt++;
+      if (attempt === 1) {
+        const over = this.chargeRepeat(op.id, op.tool, args);
+        if (over) return { ok: false, failure: over, operationId: op.id };
+      }
       const requestId = `${this.runId}:${op.id}:r${this.run.used.toolCalls + 1}`;
       const outcome = await this.executor.call({
         tool: op.tool,
@@ -476,6 +483,7 @@ export class ReferenceRuntime {
         timeoutMs: this.callTimeoutMs,
         ...this.signalOption(),
       });
+      this.noteRead(op.tool, args, outcome.kind === 'ok');
       if (outcome.kind === 'ok') {
         const evidence = this.evidenceRecord(
           op.id,
@@ -610,6 +618,29 @@ export class ReferenceRuntime {
       }
     }
 
+    // Someone else may have made the effect already: then sending would make it twice. Checked
+    // last, right before the send, so nothing the run does comes between the check and the write.
+    if (op.alreadyDone && this.safeguards['fresh-read']) {
+      const done = await this.checkFresh(op, [op.alreadyDone], args, 'already-done');
+      if (done.lostAccess)
+        return {
+          ok: false,
+          failure: { class: done.lostAccess.class, message: done.failures.join('; ') },
+          operationId: op.id,
+        };
+      if (done.ok) {
+        const reason = `already in place: ${op.alreadyDone.description}`;
+        const action = this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin);
+        action.result = { alreadyDone: op.alreadyDone.description };
+        this.commit({
+          ...this.toExecuting(),
+          event: { type: 'action.skipped', operationId: op.id, reason },
+          action,
+        });
+        return { ok: true };
+      }
+    }
+
     const key = this.keyFor(op.id);
     const action = this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin);
     action.idempotencyKey = key;
@@ -645,7 +676,7 @@ export class ReferenceRuntime {
       const action = this.mustAction(op.id);
       // A fresh write was gated with its intent; every other send must fit the budgets too.
       if (this.safeguards.budgets && (attempt > firstAttempt || firstAttempt > 1)) {
-        const gate = this.gate(op, action.args, action.origin);
+        const gate = this.gate(op, action.args, action.origin, true);
         if (gate.verdict === 'deny') return this.denied(op, action.args, action.origin, gate);
       }
       const key = this.safeguards.idempotency ? action.idempotencyKey : this.keyFor(op.id);
@@ -1019,7 +1050,7 @@ export class ReferenceRuntime {
     op: Operation,
     checks: Operation['preconditions'],
     args: Record<string, unknown>,
-    purpose: 'precondition' | 'citation',
+    purpose: 'already-done' | 'precondition' | 'citation',
   ): Promise<Verdict> {
     if (checks.length === 0) return { ok: true, failures: [] };
     const scope = { ...this.results, args };
@@ -1084,6 +1115,10 @@ export class ReferenceRuntime {
     const skipped = [...this.actions.values()]
       .filter((a) => a.status === 'skipped')
       .map((a) => a.operationId);
+    // A write skipped because its effect was already in place was not declined.
+    const inPlace = new Set(
+      [...this.actions.values()].filter((a) => isAlreadyDone(a.result)).map((a) => a.operationId),
+    );
     const type =
       this.contract.autonomy === 'recommend'
         ? 'run.recommendation'
@@ -1111,7 +1146,8 @@ export class ReferenceRuntime {
     // An investigation whose findings ruled out a write it could have made ends with its
     // answer on record: it decided not to act (the answer "do not" is a result, not a failure).
     const declined = skipped.filter(
-      (id) => this.blueprint.operations.find((o) => o.id === id)?.kind === 'write',
+      (id) =>
+        !inPlace.has(id) && this.blueprint.operations.find((o) => o.id === id)?.kind === 'write',
     );
     if (this.contract.decisionBoundary === 'investigate' && declined.length > 0)
       change.stop = {
@@ -1135,6 +1171,10 @@ export class ReferenceRuntime {
     let requestId: string;
     let outcome: CallOutcome;
     for (let attempt = 1; ; attempt++) {
+      if (attempt === 1) {
+        const over = this.chargeRepeat(purpose, tool, args);
+        if (over) return { ok: false, message: over.message, class: over.class };
+      }
       requestId = `${this.runId}:${purpose}:r${this.run.used.toolCalls + 1}`;
       outcome = await this.executor.call({
         tool,
@@ -1143,6 +1183,7 @@ export class ReferenceRuntime {
         timeoutMs: this.callTimeoutMs,
         ...this.signalOption(),
       });
+      this.noteRead(tool, args, outcome.kind === 'ok');
       if (outcome.kind === 'ok') break;
       const failure = toFailure(outcome, false);
       this.commit({
@@ -1174,6 +1215,43 @@ export class ReferenceRuntime {
       used: { toolCalls: 1 },
     });
     return { ok: true, result: outcome.result };
+  }
+
+  /** Remembers whether a read came back ok, for {@link chargeRepeat}. Free while none failed. */
+  private noteRead(tool: string, args: Record<string, unknown>, ok: boolean): void {
+    if (ok && this.failedReads.size === 0) return;
+    const key = `${tool}\u0000${canonicalJson(args)}`;
+    if (ok) this.failedReads.delete(key);
+    else this.failedReads.add(key);
+  }
+
+  /**
+   * A read that repeats an identical one which did not come back ok is a retry on the wire,
+   * whatever it is for (a postcondition re-reading what a failed precondition read, say): that
+   * is what the contract's retry budget counts. So it takes one from the budget, and with none
+   * left it is not made: the failure says why.
+   */
+  private chargeRepeat(
+    operationId: string,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Failure | undefined {
+    if (this.failedReads.size === 0 || !this.failedReads.has(`${tool}\u0000${canonicalJson(args)}`))
+      return undefined;
+    if (this.safeguards.budgets && this.run.used.retries >= this.contract.budgets.retries)
+      return {
+        class: 'budget_exhausted',
+        message: `retry budget used up: ${tool} failed last time and calling it again is a retry`,
+      };
+    this.commit({
+      event: {
+        type: 'supervisor.retry',
+        operationId,
+        reason: `${tool} with these arguments failed last time: calling it again is a retry`,
+      },
+      used: { retries: 1 },
+    });
+    return undefined;
   }
 
   // ── failures, operator, stopping ──────────────────────────────────────────
@@ -1577,10 +1655,16 @@ export class ReferenceRuntime {
     return this.run.state === 'executing' ? {} : { to: 'executing' };
   }
 
+  /**
+   * The policy gate's verdict on an operation. A write is charged the calls it will make: its
+   * fresh checks (unless `resend`: they were made before the first send), the send, and the
+   * reads that verify it.
+   */
   private gate(
     op: Operation,
     args: Record<string, unknown>,
     origin: ActionOrigin,
+    resend = false,
   ): ReturnType<typeof checkAction> {
     const action: GateAction = {
       actionId: this.actionId(op.id),
@@ -1589,6 +1673,7 @@ export class ReferenceRuntime {
       args,
       origin,
     };
+    if (op.kind === 'write') action.calls = this.writeCalls(op, resend);
     return checkAction({
       contract: this.contract,
       action,
@@ -1597,6 +1682,17 @@ export class ReferenceRuntime {
       approval: this.approvals.get(action.actionId),
       safeguards: this.safeguards,
     });
+  }
+
+  /** Tool calls a write makes at the least (see {@link gate}). */
+  private writeCalls(op: Operation, resend: boolean): number {
+    const verify = this.mustVerify(op) ? op.postconditions.length : 0;
+    if (resend) return 1 + verify;
+    const checks =
+      op.preconditions.length +
+      (this.safeguards['source-check'] ? op.citations.length : 0) +
+      (op.alreadyDone && this.safeguards['fresh-read'] ? 1 : 0);
+    return checks + 1 + verify;
   }
 
   /** Call sites check `options.probe` first: an unarmed probe costs no await on the hot path. */
@@ -1861,4 +1957,9 @@ function diffVersions(stored: RunVersions, current: RunVersions): string[] {
 function sameArgs(a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean {
   if (!a) return false;
   return Object.entries(b).every(([k, v]) => JSON.stringify(a[k]) === JSON.stringify(v));
+}
+
+/** Whether an action's result marks a write skipped because its effect was already in place. */
+function isAlreadyDone(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && 'alreadyDone' in result;
 }

@@ -148,6 +148,21 @@ const assignedTo: Predicate = {
 };
 
 /**
+ * A colleague already made this change to the ticket (`field` already holds the call's `arg`):
+ * then the write is not sent again, so the change is made once.
+ */
+function alreadyOnTicket(
+  field: 'assignee_id' | 'priority',
+  description: string,
+): NonNullable<OperationInput['alreadyDone']> {
+  return {
+    description,
+    read: ticketRead({ $ref: 'args.ticket_id' }),
+    expect: { path: `fresh.${field}`, op: 'eq', value: { $ref: `args.${field}` } },
+  };
+}
+
+/**
  * Route a ticket to a support agent. The routing API honours keys, so an unknown outcome is
  * settled by resending under the same key; without keys, by reading the ticket.
  */
@@ -164,6 +179,7 @@ export function assignOperation(options: {
     tool: 'assign_ticket',
     kind: 'write',
     args: { ticket_id: options.ticket, assignee_id: options.assignee },
+    alreadyDone: alreadyOnTicket('assignee_id', 'the ticket is already with that assignee'),
     preconditions: options.preconditions ?? [],
     postconditions: [
       {
@@ -196,6 +212,7 @@ export function priorityOperation(
     tool: 'set_priority',
     kind: 'write',
     args: { ticket_id: ticket, priority, reason },
+    alreadyDone: alreadyOnTicket('priority', `the ticket is already ${priority}`),
     preconditions,
     postconditions: [
       {

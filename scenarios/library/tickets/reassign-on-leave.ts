@@ -149,7 +149,7 @@ export const reassignOnLeave = defineScenario({
       faults: [
         {
           kind: 'stale-record',
-          trigger: { on: 'step', step: 6 },
+          trigger: { on: 'step', step: 7 },
           change: 'assigned-elsewhere',
           params: { ticket_id: 'tkt_11' },
         },
