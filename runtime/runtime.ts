@@ -595,11 +595,13 @@ export class ReferenceRuntime {
     // reason, so the blueprint's fallback (an operation whose `when` sees this one absent) runs.
     if (op.citations.length > 0 && this.safeguards['source-check']) {
       const cited = await this.checkFresh(op, op.citations, args, 'citation');
-      // A source the run may no longer read is lost access, not a verdict on the source.
-      if (cited.lostAccess)
+      // A source the run may no longer read (lost access), or could not read even after its
+      // retries (rate limits, say), is not a verdict on the source: the run stops with why.
+      const unread = cited.lostAccess ?? cited.unread;
+      if (unread)
         return {
           ok: false,
-          failure: { class: cited.lostAccess.class, message: cited.failures.join('; ') },
+          failure: { class: unread.class, message: cited.failures.join('; ') },
           operationId: op.id,
         };
       if (!cited.ok) {

@@ -25,6 +25,12 @@ export interface Verdict {
    * instead of replanning against state it can no longer see.
    */
   lostAccess?: { class: FailureClass; message: string };
+  /**
+   * Set when a check's read failed for any other reason (the first such): the check was not
+   * judged. A caller for whom a failed check is a verdict (a citation no longer holding) must
+   * not take an unread one for it.
+   */
+  unread?: { class: FailureClass; message: string };
 }
 
 /** Runs each check's read fresh and evaluates its predicate over the scope plus `fresh`. */
@@ -34,6 +40,7 @@ export async function verifyChecks(
   read: FreshRead,
 ): Promise<Verdict> {
   const failures: string[] = [];
+  let unread: Verdict['unread'];
   for (const check of checks) {
     const args = Object.fromEntries(
       Object.entries(check.read.args).map(([k, v]) => [k, resolveValue(v, scope)]),
@@ -43,13 +50,14 @@ export async function verifyChecks(
       failures.push(`${check.description}: could not read ${check.read.tool} (${fresh.message})`);
       if (fresh.class && LOST_ACCESS.has(fresh.class))
         return { ok: false, failures, lostAccess: { class: fresh.class, message: fresh.message } };
+      unread ??= { class: fresh.class ?? 'transient', message: fresh.message };
       continue;
     }
     if (!evaluate(check.expect, { ...scope, fresh: fresh.result })) {
       failures.push(`${check.description}: expected ${describePredicate(check.expect)}`);
     }
   }
-  return { ok: failures.length === 0, failures };
+  return unread ? { ok: false, failures, unread } : { ok: failures.length === 0, failures };
 }
 
 /**

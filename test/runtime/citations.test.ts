@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseBlueprint, type BlueprintInput } from '../../runtime/blueprint.js';
+import type { WireAction, WireCall } from '../../faults/wire-transport.js';
 import type { ContractInput } from '../../runtime/contract.js';
 import type { RunCredential } from '../../runtime/credential.js';
+import { META } from '../../runtime/protocol.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
 import {
   fileAnswer,
@@ -48,6 +50,7 @@ function run(options: {
   claims: readonly { claim_id: string; source_id: string }[];
   safeguards?: Partial<Safeguards>;
   between?: (world: ResearchWorld, credential: RunCredential) => void;
+  later?: (call: Readonly<WireCall>) => WireAction | undefined;
 }): Promise<ResearchRun> {
   return runResearch({
     contract,
@@ -55,6 +58,7 @@ function run(options: {
     input: { question_id: QUESTION, claims: options.claims },
     ...(options.safeguards ? { safeguards: options.safeguards } : {}),
     ...(options.between ? { between: options.between } : {}),
+    ...(options.later ? { later: options.later } : {}),
   });
 }
 
@@ -123,6 +127,35 @@ describe('the claim-to-source check before a write that cites sources', () => {
     });
 
     expect(r.outcome).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+    expect(r.submitted).toEqual([]);
+    expect(r.actions.find((a) => a.operationId === 'answer')?.status).not.toBe('skipped');
+  });
+
+  it('stops when a cited source cannot be read even after waiting out its rate limits: an unread source is no verdict either', async () => {
+    // Every read of the dataset after the plan's own is rate-limited (exploration found the
+    // runtime taking this for a citation that no longer holds, and filing "unresolved").
+    const limited = (call: Readonly<WireCall>): WireAction | undefined =>
+      call.tool === 'read_source'
+        ? {
+            kind: 'respond',
+            fault: 'rate-limit',
+            result: {
+              isError: true,
+              content: [{ type: 'text', text: 'rate limit exceeded' }],
+              _meta: {
+                [META.error]: {
+                  class: 'rate_limited',
+                  message: 'rate limit exceeded',
+                  retryAfterMs: 1_000,
+                },
+              },
+            },
+          }
+        : undefined;
+    const r = await run({ claims: [SHARE], later: limited });
+
+    expect(r.outcome.state).not.toBe('completed');
+    expect(r.outcome.stopReason).toBe('budget-exhausted');
     expect(r.submitted).toEqual([]);
     expect(r.actions.find((a) => a.operationId === 'answer')?.status).not.toBe('skipped');
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WireFaultTransport, type WireCall } from '../../faults/wire-transport.js';
+import { WireFaultTransport, type WireAction, type WireCall } from '../../faults/wire-transport.js';
 import type { BlueprintInput } from '../../runtime/blueprint.js';
 import type { RunCredential } from '../../runtime/credential.js';
 import { parseContract, type ContractInput } from '../../runtime/contract.js';
@@ -38,6 +38,8 @@ export async function runResearch(options: {
   input: Record<string, unknown>;
   safeguards?: Partial<Safeguards>;
   between?: (world: ResearchWorld, credential: RunCredential) => void;
+  /** A wire fault for the second call on (a refusal the world did not make, say). */
+  later?: (call: Readonly<WireCall>) => WireAction | undefined;
 }): Promise<ResearchRun> {
   const clock = new VirtualClock();
   const world = new ResearchWorld({ seed: 5, clock });
@@ -51,7 +53,7 @@ export async function runResearch(options: {
     wrapServerTransport: (t) => {
       const w = new WireFaultTransport(t, (call) => {
         if (call.step === 2) options.between?.(world, credential);
-        return undefined;
+        return call.step >= 2 ? options.later?.(call) : undefined;
       });
       wire.push(w);
       return w;
