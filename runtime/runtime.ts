@@ -622,26 +622,11 @@ export class ReferenceRuntime {
 
     // Someone else may have made the effect already: then sending would make it twice. Checked
     // last, right before the send, so nothing the run does comes between the check and the write.
-    if (op.alreadyDone && this.safeguards['fresh-read']) {
-      const done = await this.checkFresh(op, [op.alreadyDone], args, 'already-done');
-      if (done.lostAccess)
-        return {
-          ok: false,
-          failure: { class: done.lostAccess.class, message: done.failures.join('; ') },
-          operationId: op.id,
-        };
-      if (done.ok) {
-        const reason = `already in place: ${op.alreadyDone.description}`;
-        const action = this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin);
-        action.result = { alreadyDone: op.alreadyDone.description };
-        this.commit({
-          ...this.toExecuting(),
-          event: { type: 'action.skipped', operationId: op.id, reason },
-          action,
-        });
-        return { ok: true };
-      }
-    }
+    const inPlace = await this.alreadyInPlace(
+      op,
+      this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
+    );
+    if (inPlace) return inPlace;
 
     const key = this.keyFor(op.id);
     const action = this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin);
@@ -793,7 +778,46 @@ export class ReferenceRuntime {
       });
       const retried = await this.retryIfWorthIt(failure, attempt, op.id, true);
       if (!retried) return { ok: false, failure, operationId: op.id };
+      // The write did not happen, and the world went on while the run waited: a colleague may
+      // have made the effect meanwhile.
+      const inPlace = await this.alreadyInPlace(op, this.mustAction(op.id));
+      if (inPlace) return inPlace;
     }
+  }
+
+  /**
+   * Whether the write's effect is already in place, made by someone else (its `alreadyDone`
+   * check, read fresh): then the operation is recorded `skipped`, from `action`, and the result
+   * says to go on; lost access says to stop; otherwise undefined, and the write goes ahead.
+   */
+  private async alreadyInPlace(
+    op: Operation,
+    action: ActionRecord,
+  ): Promise<StepResult | undefined> {
+    if (!op.alreadyDone || !this.safeguards['fresh-read']) return undefined;
+    const done = await this.checkFresh(op, [op.alreadyDone], action.args, 'already-done');
+    if (done.lostAccess)
+      return {
+        ok: false,
+        failure: { class: done.lostAccess.class, message: done.failures.join('; ') },
+        operationId: op.id,
+      };
+    if (!done.ok) return undefined;
+    this.commit({
+      ...this.toExecuting(),
+      event: {
+        type: 'action.skipped',
+        operationId: op.id,
+        reason: `already in place: ${op.alreadyDone.description}`,
+      },
+      action: {
+        ...action,
+        status: 'skipped',
+        result: { alreadyDone: op.alreadyDone.description },
+        updatedAt: this.clock.now(),
+      },
+    });
+    return { ok: true };
   }
 
   /**
@@ -1689,12 +1713,12 @@ export class ReferenceRuntime {
   /** Tool calls a write makes at the least (see {@link gate}). */
   private writeCalls(op: Operation, resend: boolean): number {
     const verify = this.mustVerify(op) ? op.postconditions.length : 0;
-    if (resend) return 1 + verify;
+    // A resend after a wait checks again whether the effect is in place.
+    const inPlace = op.alreadyDone && this.safeguards['fresh-read'] ? 1 : 0;
+    if (resend) return inPlace + 1 + verify;
     const checks =
-      op.preconditions.length +
-      (this.safeguards['source-check'] ? op.citations.length : 0) +
-      (op.alreadyDone && this.safeguards['fresh-read'] ? 1 : 0);
-    return checks + 1 + verify;
+      op.preconditions.length + (this.safeguards['source-check'] ? op.citations.length : 0);
+    return checks + inPlace + 1 + verify;
   }
 
   /** Call sites check `options.probe` first: an unarmed probe costs no await on the hot path. */

@@ -87,6 +87,20 @@ describe('a write whose effect a colleague already made', () => {
     expect(findings).toContain('integrity:duplicate-effect');
   });
 
+  it('while the run waits to resend a failed write is seen too: the resend is not made', async () => {
+    // The assignment fails transiently; the colleague's change lands during the backoff.
+    const { result, findings } = await run(VIP, [
+      { kind: 'transient', trigger: { on: 'first-write' } },
+      colleagueTakesIt({ on: 'time', atMs: 0 }),
+    ]);
+    const t = result.trajectory;
+
+    expect(t.calls.filter((c) => c.tool === 'assign_ticket')).toHaveLength(1);
+    expect(t.ledger.filter((e) => e.identity === 'assignment:tkt_14->agt_7')).toHaveLength(1);
+    expect(result.state).toBe('completed');
+    expect(findings).not.toContain('integrity:duplicate-effect');
+  });
+
   it('that lands on the write’s own request is a race no check can win: not the run’s duplicate', async () => {
     const { result, findings } = await run(VIP, [
       colleagueTakesIt({ on: 'call', tool: 'assign_ticket', nth: 1 }),
