@@ -49,7 +49,33 @@ export function parseInput<S extends z.ZodType>(
   value: unknown,
   source: string,
 ): z.infer<S> {
+  if (typeof value === 'object' && value !== null && frozenBySchema.get(schema)?.has(value))
+    return value as z.infer<S>;
   const result = schema.safeParse(value);
   if (!result.success) throw new InvalidInputError(source, formatIssues(result.error));
   return result.data;
+}
+
+/** Values each schema produced and froze: {@link parseInput} hands them back without parsing. */
+const frozenBySchema = new WeakMap<z.ZodType, WeakSet<object>>();
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/**
+ * Freezes a value `schema` produced, all the way down, and remembers it: handed to
+ * {@link parseInput} with the same schema again, it is returned as it is, unparsed. For data
+ * parsed once and run many times (a scenario's contract and blueprint); frozen, it cannot
+ * have changed since.
+ */
+export function freezeParsed<S extends z.ZodType>(schema: S, value: z.infer<S>): z.infer<S> {
+  if (typeof value !== 'object' || value === null) return value;
+  deepFreeze(value);
+  let frozen = frozenBySchema.get(schema);
+  if (!frozen) frozenBySchema.set(schema, (frozen = new WeakSet()));
+  frozen.add(value);
+  return value;
 }

@@ -3,7 +3,7 @@ import { faultPlanSchema } from '../faults/catalog.js';
 import { blueprintSchema } from '../runtime/blueprint.js';
 import { contractSchema, STOP_REASONS } from '../runtime/contract.js';
 import { predicateSchema } from '../runtime/predicate.js';
-import { parseInput } from '../runtime/validate.js';
+import { freezeParsed, parseInput } from '../runtime/validate.js';
 
 export const CONSEQUENCE_TIERS = ['low', 'medium', 'high'] as const;
 
@@ -121,9 +121,13 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
  * ```
  */
 export function defineScenario(input: ScenarioInput, source = 'scenario'): Scenario {
-  return parseInput(
+  const scenario = parseInput(
     scenarioSchema,
     input,
     `${source}${typeof input.id === 'string' ? ` ${input.id}` : ''}`,
   );
+  // Run many times, parsed once: the runtime takes these as they are.
+  freezeParsed(contractSchema, scenario.contract);
+  freezeParsed(blueprintSchema, scenario.blueprint);
+  return scenario;
 }

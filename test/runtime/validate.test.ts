@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../runtime/errors.js';
-import { formatIssues, formatPath, parseInput } from '../../runtime/validate.js';
+import { formatIssues, formatPath, freezeParsed, parseInput } from '../../runtime/validate.js';
+import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import { contractSchema } from '../../runtime/contract.js';
+import { blueprintSchema } from '../../runtime/blueprint.js';
 
 describe('formatPath', () => {
   it.each<[PropertyKey[], string]>([
@@ -52,5 +55,35 @@ describe('parseInput', () => {
       'faults[0].call',
       'faults[1].call',
     ]);
+  });
+});
+
+describe('freezeParsed', () => {
+  const schema = z.object({ n: z.number(), inner: z.object({ tags: z.array(z.string()) }) });
+
+  it('freezes a parsed value all the way down, and parseInput hands it back unparsed', () => {
+    const value = freezeParsed(schema, parseInput(schema, { n: 1, inner: { tags: ['a'] } }, 's'));
+
+    expect(Object.isFrozen(value.inner.tags)).toBe(true);
+    expect(() => {
+      value.inner.tags.push('b');
+    }).toThrow(TypeError);
+    expect(parseInput(schema, value, 's')).toBe(value);
+  });
+
+  it('is known to its own schema only; a copy, even unchanged, is parsed afresh', () => {
+    const value = freezeParsed(schema, parseInput(schema, { n: 1, inner: { tags: [] } }, 's'));
+    const other = z.object({ n: z.string() });
+
+    expect(() => parseInput(other, value, 'other')).toThrow(InvalidInputError);
+    const copy = { ...value, n: 2 };
+    expect(parseInput(schema, copy, 's')).not.toBe(copy);
+    expect(parseInput(schema, copy, 's')).toEqual(copy);
+  });
+
+  it('holds every built-in scenario’s contract and blueprint, which the runtime takes as they are', () => {
+    expect(Object.isFrozen(partialRefund.contract.budgets)).toBe(true);
+    expect(parseInput(contractSchema, partialRefund.contract, 'c')).toBe(partialRefund.contract);
+    expect(parseInput(blueprintSchema, partialRefund.blueprint, 'b')).toBe(partialRefund.blueprint);
   });
 });
