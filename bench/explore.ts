@@ -7,8 +7,8 @@
  *     clock and per CPU-second of this process (all its threads: the honest "per core").
  *
  * `npx tsx bench/explore.ts`; env: BENCH_EXPLORE_RUNS (default 10000), BENCH_MUTANT_RUNS
- * (1000), BENCH_ROUNDS (5), BENCH_SEED (1), BENCH_PARTS (abc), BENCH_MUTANTS (all, or names
- * separated by commas).
+ * (1000), BENCH_ROUNDS (5), BENCH_WARMUP (1 round of (c), run and not counted), BENCH_SEED (1),
+ * BENCH_PARTS (abc), BENCH_MUTANTS (all, or names separated by commas).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { median } from './stats.js';
 const TOTAL = Number(process.env.BENCH_EXPLORE_RUNS ?? 10_000);
 const MUTANT_RUNS = Number(process.env.BENCH_MUTANT_RUNS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const PARTS = process.env.BENCH_PARTS ?? 'abc';
 const MAX_FAULTS = 3;
@@ -115,11 +116,12 @@ async function throughput(outDir: string): Promise<void> {
   const refunds = BUILT_IN_SCENARIOS.filter((s) => s.world.name === 'refunds');
   const per = 60;
   console.log(
-    `\n(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), median of ${ROUNDS} rounds`,
+    `\n(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), median of ${ROUNDS} rounds after ${WARMUP} warm-up round(s)`,
   );
   const wall: number[] = [];
   const cpu: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  // Warm-up rounds load the modules and let the JIT settle; they are run, not counted.
+  for (let round = -WARMUP; round < ROUNDS; round++) {
     let runs = 0;
     const since = process.cpuUsage();
     const started = performance.now();
@@ -134,6 +136,7 @@ async function throughput(outDir: string): Promise<void> {
       });
       runs += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
     }
+    if (round < 0) continue;
     wall.push(runs / ((performance.now() - started) / 1_000));
     cpu.push(runs / cpuSeconds(since));
   }
