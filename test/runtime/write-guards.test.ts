@@ -128,6 +128,32 @@ describe('a write whose effect a colleague already made', () => {
   });
 });
 
+describe('reconciling a message that bounced', () => {
+  it('finds it sent: a crash before its result was saved does not send a second one', async () => {
+    // cus_10's mailbox closes as the run starts; the email is accepted, then bounces.
+    const { result, findings } = await run(
+      'notifications/visit-reminder-fallback',
+      [
+        {
+          kind: 'stale-record',
+          trigger: { on: 'step', step: 1 },
+          change: 'mailbox-closed',
+          params: { recipient_id: 'cus_10' },
+        },
+        { kind: 'crash', trigger: { on: 'probe', probe: 'before-result-saved' } },
+      ],
+      { seed: 47 },
+    );
+    const t = result.trajectory;
+
+    expect(t.crashes).toHaveLength(1);
+    expect(t.calls.filter((c) => c.tool === 'send_email')).toHaveLength(1);
+    expect(findings).not.toContain('integrity:duplicate-effect');
+    // The bounce is no success: the run says the message is not listed as sent.
+    expect(result.stopReason).toBe('verification-failed');
+  });
+});
+
 describe('the retry budget, counted as the wire sees it', () => {
   it('charges a read that repeats an identical read which failed, whatever it is for', async () => {
     // A garbled get_ticket half the time: checks before and after each write re-read the ticket

@@ -97,6 +97,13 @@ export function listAudience(args: Record<string, ValueExpr>): OperationInput {
 const oneSent: Predicate = { path: 'fresh.sent', op: 'eq', value: true };
 
 /**
+ * The provider accepted a message for this customer, template and matter, whatever became of
+ * it: one that bounced (a mailbox closed meanwhile) was still sent, and sending again would
+ * make a second. What reconciliation asks; `sent` alone leaves bounces out.
+ */
+const oneAccepted: Predicate = { path: 'fresh.messages.length', op: 'gt', value: 0 };
+
+/**
  * Send one message to the customer the run is about. The precondition reads consent fresh
  * (a customer who replied STOP a minute ago must not get a text), and a lost reply is settled
  * by asking `find_sent` for this customer, template and matter.
@@ -136,7 +143,7 @@ export function sendToCustomer(options: {
     ],
     // No keys at this provider: a resend is a second message, so ambiguity is settled by query.
     idempotent: false,
-    reconcile: { read: query, found: oneSent },
+    reconcile: { read: query, found: oneAccepted },
   };
 }
 
@@ -154,11 +161,11 @@ export function sendToAudience(options: {
 }): OperationInput {
   const { channel, templateId, ref } = options;
   const query = { tool: 'find_sent', args: { template_id: templateId, ref, channel } };
-  const batchThere: Predicate = {
-    path: 'fresh.count',
-    op: 'gte',
-    value: { $ref: 'action.args.recipient_ids.length' },
-  };
+  const everyone = { $ref: 'action.args.recipient_ids.length' };
+  // Verified: every message of the batch went out. Reconciled: every message was accepted,
+  // bounced ones included (`count` leaves them out), so a bounce does not make a second batch.
+  const batchThere: Predicate = { path: 'fresh.count', op: 'gte', value: everyone };
+  const batchAccepted: Predicate = { path: 'fresh.messages.length', op: 'gte', value: everyone };
   return {
     id: 'notice',
     description: 'Send the notice to the audience',
@@ -181,6 +188,6 @@ export function sendToAudience(options: {
       { description: 'the provider lists every message', read: query, expect: batchThere },
     ],
     idempotent: false,
-    reconcile: { read: query, found: batchThere },
+    reconcile: { read: query, found: batchAccepted },
   };
 }
