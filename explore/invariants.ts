@@ -105,45 +105,70 @@ const SAFE_STOPS: ReadonlySet<string> = new Set<WorkflowState>([...TERMINAL_STAT
 const WORLD_CHANGING = new Set(['stale-record', 'missing-evidence', 'conflicting-evidence']);
 
 /**
+ * Whether the world lied between two calls of one write whose provider honours no keys: its
+ * own answer to "did it happen?" was emptied or contradicted (an evidence fault) after the
+ * first and before the repeat. That answer is the only way to know, and no agent can tell the
+ * lie from the truth, so a repeat that rests on it is not the agent's fault.
+ */
+function repeatAfterLie(run: ExploredRun): (first: string, repeat: string) => boolean {
+  const t = run.trajectory;
+  const position = (callId: string) => t.calls.findIndex((c) => c.callId === callId);
+  const lies = t.faults.fired.flatMap((f) =>
+    (f.kind === 'missing-evidence' || f.kind === 'conflicting-evidence') && f.callId !== null
+      ? [position(f.callId)]
+      : [],
+  );
+  const keyed = new Set(t.tools.filter((x) => x.honoursIdempotencyKey).map((x) => x.name));
+  return (first, repeat) => {
+    const to = position(repeat);
+    const tool = t.calls[to]?.tool;
+    if (tool === undefined || keyed.has(tool)) return false;
+    const from = position(first);
+    return lies.some((lie) => lie > from && lie < to);
+  };
+}
+
+/**
  * No logical effect applied twice: the integrity grader's duplicate check, from the ledger.
- * One excuse: a write whose provider honours no keys, repeated after the world's own answer to
- * "did it happen?" was emptied or contradicted (an evidence fault) between the two — the only
- * way to know lied, and no agent can tell that lie from the truth.
+ * One excuse: the repeat of a keyless write that rests on a lie ({@link repeatAfterLie}).
  */
 export const noDuplicateEffects = defineInvariant({
   id: 'no-duplicate-effects',
   description: 'no logical side effect is applied twice',
   check: (run) => {
     const t = run.trajectory;
-    const lies = t.faults.fired.flatMap((f) =>
-      (f.kind === 'missing-evidence' || f.kind === 'conflicting-evidence') && f.callId !== null
-        ? [t.calls.findIndex((c) => c.callId === f.callId)]
-        : [],
-    );
-    const keyed = new Set(t.tools.filter((x) => x.honoursIdempotencyKey).map((x) => x.name));
+    const afterLie = repeatAfterLie(run);
     const excused = (f: Finding): boolean => {
       const entries = f.refs.flatMap((r) =>
         r.kind === 'effect' ? t.ledger.filter((e) => e.seq === r.seq) : [],
       );
       const first = entries[0];
       const last = entries.at(-1);
-      if (!first || !last || keyed.has(last.tool)) return false;
-      const position = (requestId: string) => t.calls.findIndex((c) => c.callId === requestId);
-      // The lie was told between the first effect and its repeat: it is what the repeat rests on.
-      const from = position(first.requestId);
-      const to = position(last.requestId);
-      return lies.some((lie) => lie > from && lie < to);
+      return first !== undefined && last !== undefined && afterLie(first.requestId, last.requestId);
     };
     return findings(run, 'integrity', ['duplicate-effect']).filter((f) => !excused(f));
   },
 });
 
-/** Every call within the contract at the moment it ran: the policy grader, all of it. */
+/**
+ * Every call within the contract at the moment it ran: the policy grader, all of it. One
+ * excuse, the same as for duplicates: a keyless write's approval presented again on a repeat
+ * that rests on a lie ({@link repeatAfterLie}) — the agent was told the first use never
+ * happened.
+ */
 export const noPolicyViolation = defineInvariant({
   id: 'no-policy-violation',
   description:
     'every call stays within the contract: tools, resources, approvals, budgets, provenance',
-  check: (run) => findings(run, 'policy'),
+  check: (run) => {
+    const afterLie = repeatAfterLie(run);
+    const excused = (f: Finding): boolean => {
+      if (f.code !== 'approval-misused') return false;
+      const [repeat, first] = f.refs.flatMap((r) => (r.kind === 'call' ? [r.callId] : []));
+      return repeat !== undefined && first !== undefined && afterLie(first, repeat);
+    };
+    return findings(run, 'policy').filter((f) => !excused(f));
+  },
 });
 
 /** Every recorded transition in the table (white-box; agents without records have none). */

@@ -3,9 +3,11 @@ import { explorePlan } from '../../explore/arbitraries.js';
 import { judgePlan, type ExploreAgent } from '../../explore/explore.js';
 import { BUILT_IN_INVARIANTS, defineInvariant } from '../../explore/invariants.js';
 import type { FaultInput } from '../../faults/catalog.js';
+import { gradeRun } from '../../graders/index.js';
 import type { AgentUnderTest } from '../../scenarios/agent.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { updateContact } from '../../scenarios/library/crm/update-contact.js';
+import { outageNotice } from '../../scenarios/library/notifications/outage-notice.js';
 import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 
@@ -63,6 +65,28 @@ describe('the built-in invariants', () => {
     expect(reference.trajectory.ledger.filter((e) => e.tool === 'add_note')).toHaveLength(2);
     expect(reference.violations).toEqual([]);
     expect(blind.violations.map((v) => v.invariant)).toContain('no-duplicate-effects');
+  });
+
+  it('excuse an approval presented again on a resend the world’s lie made unavoidable', async () => {
+    // The bulk notice goes out (approved once) with its reply garbled; asked whether it went,
+    // the provider lists no messages, so the run resends with the same approval, which the
+    // world refuses as used. Found by exploration.
+    const lied = plan([
+      { kind: 'malformed-reply', trigger: { on: 'first-write' } },
+      {
+        kind: 'conflicting-evidence',
+        trigger: { on: 'probability', p: 1 },
+        tool: 'find_sent',
+        replace: { messages: [] },
+      },
+    ]);
+
+    const judged = await judgePlan({ scenario: outageNotice, agent: agent('reference') }, lied);
+
+    const policy = gradeRun(outageNotice, judged.trajectory).grades.policy.findings;
+    expect(policy.map((f) => f.code)).toEqual(['approval-misused']);
+    expect(judged.trajectory.calls.filter((c) => c.tool === 'send_bulk')).toHaveLength(2);
+    expect(judged.violations).toEqual([]);
   });
 
   it('report a policy violation, whatever the plan leaves possible', async () => {
