@@ -474,6 +474,10 @@ export class ReferenceRuntime {
       if (attempt === 1) {
         const over = this.chargeRepeat(op.id, op.tool, args);
         if (over) return { ok: false, failure: over, operationId: op.id };
+      } else if (this.outOfCalls()) {
+        // The gate let the first attempt through; a retry must fit the budget too.
+        const message = `${this.run.used.toolCalls} of ${this.contract.budgets.toolCalls} tool calls used before ${op.tool} could be retried`;
+        return { ok: false, failure: { class: 'budget_exhausted', message }, operationId: op.id };
       }
       const requestId = `${this.runId}:${op.id}:r${this.run.used.toolCalls + 1}`;
       const outcome = await this.executor.call({
@@ -1191,12 +1195,12 @@ export class ReferenceRuntime {
     args: Record<string, unknown>,
     purpose: string,
   ): Promise<{ ok: true; result: unknown } | { ok: false; message: string; class: FailureClass }> {
-    if (this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls) {
-      return { ok: false, message: 'tool-call budget used up', class: 'budget_exhausted' };
-    }
     let requestId: string;
     let outcome: CallOutcome;
     for (let attempt = 1; ; attempt++) {
+      // Every attempt, a retry too, must fit the tool-call budget.
+      if (this.outOfCalls())
+        return { ok: false, message: 'tool-call budget used up', class: 'budget_exhausted' };
       if (attempt === 1) {
         const over = this.chargeRepeat(purpose, tool, args);
         if (over) return { ok: false, message: over.message, class: over.class };
@@ -1241,6 +1245,11 @@ export class ReferenceRuntime {
       used: { toolCalls: 1 },
     });
     return { ok: true, result: outcome.result };
+  }
+
+  /** Whether the tool-call budget (when budgets are kept) has no call left. */
+  private outOfCalls(): boolean {
+    return this.safeguards.budgets && this.run.used.toolCalls >= this.contract.budgets.toolCalls;
   }
 
   /** Remembers whether a read came back ok, for {@link chargeRepeat}. Free while none failed. */

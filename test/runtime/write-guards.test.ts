@@ -180,6 +180,23 @@ describe('the retry budget, counted as the wire sees it', () => {
   });
 });
 
+describe('the tool-call budget, for a retried read', () => {
+  it('holds every retry: a check read retried through an outage stops at the budget', async () => {
+    // cmdb/sync-quota works to its 44-call quota; the API goes down for 10 s near its end, while
+    // a postcondition read is being retried.
+    const s = scenario('cmdb/sync-quota');
+    const { result, grades } = await run(
+      s.id,
+      [{ kind: 'unavailable', trigger: { on: 'step', step: 40 }, windowMs: 10_836 }],
+      { seed: 25 },
+    );
+
+    expect(result.trajectory.calls.length).toBeLessThanOrEqual(s.contract.budgets.toolCalls);
+    expect(result.detail).toMatch(/tool-call budget used up/);
+    expect(grades.grades.policy.findings.map((f) => f.code)).not.toContain('budget-exceeded');
+  });
+});
+
 describe('the tool-call budget, for a write', () => {
   it('must hold the write’s checks, its send and its verification before it starts', async () => {
     // cmdb/sync-quota runs to its 44-call quota; a garbled first read and a failed first write
