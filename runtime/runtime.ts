@@ -597,32 +597,11 @@ export class ReferenceRuntime {
     // Claim-to-source checks: a write never cites a source that no longer says what it is cited
     // for. A failed check is not an error to retry or replan: the write is skipped, with the
     // reason, so the blueprint's fallback (an operation whose `when` sees this one absent) runs.
-    if (op.citations.length > 0 && this.safeguards['source-check']) {
-      const cited = await this.checkFresh(op, op.citations, args, 'citation');
-      // A source the run may no longer read (lost access), or could not read even after its
-      // retries (rate limits, say), is not a verdict on the source: the run stops with why.
-      const unread = cited.lostAccess ?? cited.unread;
-      if (unread)
-        return {
-          ok: false,
-          failure: { class: unread.class, message: cited.failures.join('; ') },
-          operationId: op.id,
-        };
-      if (!cited.ok) {
-        this.commit({
-          ...this.toExecuting(),
-          event: {
-            type: 'action.skipped',
-            operationId: op.id,
-            policyRule: 'source-check',
-            reason: `citation check failed: ${cited.failures.join('; ')}`,
-            data: { citations: cited.failures },
-          },
-          action: this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
-        });
-        return { ok: true };
-      }
-    }
+    const uncited = await this.citationsFail(
+      op,
+      this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
+    );
+    if (uncited) return uncited;
 
     // Someone else may have made the effect already: then sending would make it twice. Checked
     // last, right before the send, so nothing the run does comes between the check and the write.
@@ -782,11 +761,49 @@ export class ReferenceRuntime {
       });
       const retried = await this.retryIfWorthIt(failure, attempt, op.id, true);
       if (!retried) return { ok: false, failure, operationId: op.id };
-      // The write did not happen, and the world went on while the run waited: a colleague may
-      // have made the effect meanwhile.
+      // The write did not happen, and the world went on while the run waited: a cited source
+      // may have changed, or a colleague made the effect, meanwhile.
+      const uncited = await this.citationsFail(op, this.mustAction(op.id));
+      if (uncited) return uncited;
       const inPlace = await this.alreadyInPlace(op, this.mustAction(op.id));
       if (inPlace) return inPlace;
     }
+  }
+
+  /**
+   * The write's claim-to-source checks (`citations`), read fresh: a write never cites a source
+   * that no longer says what it is cited for. When one fails the write is not sent: the
+   * operation is recorded `skipped`, from `action`, with the reason, so the blueprint's fallback
+   * (an operation whose `when` sees this one absent) runs. A source the run may no longer read
+   * (lost access), or could not read even after its retries, is no verdict on the source: the
+   * result says to stop, with why. Undefined when every check holds (or there are none).
+   */
+  private async citationsFail(
+    op: Operation,
+    action: ActionRecord,
+  ): Promise<StepResult | undefined> {
+    if (op.citations.length === 0 || !this.safeguards['source-check']) return undefined;
+    const cited = await this.checkFresh(op, op.citations, action.args, 'citation');
+    const unread = cited.lostAccess ?? cited.unread;
+    if (unread)
+      return {
+        ok: false,
+        failure: { class: unread.class, message: cited.failures.join('; ') },
+        operationId: op.id,
+      };
+    if (cited.ok) return undefined;
+    this.commit({
+      ...this.toExecuting(),
+      event: {
+        type: 'action.skipped',
+        operationId: op.id,
+        policyRule: 'source-check',
+        reason: `citation check failed: ${cited.failures.join('; ')}`,
+        data: { citations: cited.failures },
+      },
+      action: { ...action, status: 'skipped', updatedAt: this.clock.now() },
+    });
+    return { ok: true };
   }
 
   /**
@@ -1724,10 +1741,10 @@ export class ReferenceRuntime {
     const verify = this.mustVerify(op) ? op.postconditions.length : 0;
     // A resend after a wait checks again whether the effect is in place.
     const inPlace = op.alreadyDone && this.safeguards['fresh-read'] ? 1 : 0;
-    if (resend) return inPlace + 1 + verify;
-    const checks =
-      op.preconditions.length + (this.safeguards['source-check'] ? op.citations.length : 0);
-    return checks + inPlace + 1 + verify;
+    const cited = this.safeguards['source-check'] ? op.citations.length : 0;
+    // A resend after a wait checks its citations, and whether the effect is in place, again.
+    if (resend) return cited + inPlace + 1 + verify;
+    return op.preconditions.length + cited + inPlace + 1 + verify;
   }
 
   /** Call sites check `options.probe` first: an unarmed probe costs no await on the hot path. */

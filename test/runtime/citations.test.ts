@@ -109,6 +109,38 @@ describe('the claim-to-source check before a write that cites sources', () => {
     expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
   });
 
+  it('checks again before resending a write that failed: a source retracted during the backoff is caught', async () => {
+    let world: ResearchWorld | undefined;
+    let failed = false;
+    // The first submit fails transiently, and the dataset is retracted as it does.
+    const failOnce = (call: Readonly<WireCall>): WireAction | undefined => {
+      if (call.tool !== 'submit_answer' || failed) return undefined;
+      failed = true;
+      world?.applyStaleChange('source-retracted', { source_id: DATASET });
+      return {
+        kind: 'respond',
+        fault: 'transient',
+        result: {
+          isError: true,
+          content: [{ type: 'text', text: 'try again' }],
+          _meta: { [META.error]: { class: 'transient', message: 'try again' } },
+        },
+      };
+    };
+    const r = await run({
+      claims: [SHARE],
+      between: (w) => {
+        world = w;
+      },
+      later: failOnce,
+    });
+
+    expect(r.submitted.map((a) => a.status)).toEqual(['answered', 'unresolved']);
+    expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
+    expect(r.actions.find((a) => a.operationId === 'answer')?.status).toBe('skipped');
+    expect(r.outcome).toMatchObject({ state: 'completed', stopReason: null });
+  });
+
   it('checks every citation: one claim attributed to a source that never stated it stops the write', async () => {
     const r = await run({ claims: [SHARE, CHINA_FROM_ARTICLE] });
 
