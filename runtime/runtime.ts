@@ -597,19 +597,24 @@ export class ReferenceRuntime {
     // Claim-to-source checks: a write never cites a source that no longer says what it is cited
     // for. A failed check is not an error to retry or replan: the write is skipped, with the
     // reason, so the blueprint's fallback (an operation whose `when` sees this one absent) runs.
-    const uncited = await this.citationsFail(
-      op,
-      this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
-    );
-    if (uncited) return uncited;
+    // (The hot path skips an await when a write has no such checks.)
+    if (this.cites(op)) {
+      const uncited = await this.citationsFail(
+        op,
+        this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
+      );
+      if (uncited) return uncited;
+    }
 
     // Someone else may have made the effect already: then sending would make it twice. Checked
     // last, right before the send, so nothing the run does comes between the check and the write.
-    const inPlace = await this.alreadyInPlace(
-      op,
-      this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
-    );
-    if (inPlace) return inPlace;
+    if (this.checksInPlace(op)) {
+      const inPlace = await this.alreadyInPlace(
+        op,
+        this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
+      );
+      if (inPlace) return inPlace;
+    }
 
     const key = this.keyFor(op.id);
     const action = this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin);
@@ -763,9 +768,10 @@ export class ReferenceRuntime {
       if (!retried) return { ok: false, failure, operationId: op.id };
       // The write did not happen, and the world went on while the run waited: a cited source
       // may have changed, or a colleague made the effect, meanwhile.
-      const uncited = await this.citationsFail(op, this.mustAction(op.id));
+      const uncited = this.cites(op) && (await this.citationsFail(op, this.mustAction(op.id)));
       if (uncited) return uncited;
-      const inPlace = await this.alreadyInPlace(op, this.mustAction(op.id));
+      const inPlace =
+        this.checksInPlace(op) && (await this.alreadyInPlace(op, this.mustAction(op.id)));
       if (inPlace) return inPlace;
     }
   }
@@ -776,13 +782,12 @@ export class ReferenceRuntime {
    * operation is recorded `skipped`, from `action`, with the reason, so the blueprint's fallback
    * (an operation whose `when` sees this one absent) runs. A source the run may no longer read
    * (lost access), or could not read even after its retries, is no verdict on the source: the
-   * result says to stop, with why. Undefined when every check holds (or there are none).
+   * result says to stop, with why. Undefined when every check holds. Callers ask {@link cites} first.
    */
   private async citationsFail(
     op: Operation,
     action: ActionRecord,
   ): Promise<StepResult | undefined> {
-    if (op.citations.length === 0 || !this.safeguards['source-check']) return undefined;
     const cited = await this.checkFresh(op, op.citations, action.args, 'citation');
     const unread = cited.lostAccess ?? cited.unread;
     if (unread)
@@ -815,7 +820,7 @@ export class ReferenceRuntime {
     op: Operation,
     action: ActionRecord,
   ): Promise<StepResult | undefined> {
-    if (!op.alreadyDone || !this.safeguards['fresh-read']) return undefined;
+    if (!op.alreadyDone) return undefined;
     const done = await this.checkFresh(op, [op.alreadyDone], action.args, 'already-done');
     if (done.lostAccess)
       return {
@@ -1272,7 +1277,7 @@ export class ReferenceRuntime {
   /** Remembers whether a read came back ok, for {@link chargeRepeat}. Free while none failed. */
   private noteRead(tool: string, args: Record<string, unknown>, ok: boolean): void {
     if (ok && this.failedReads.size === 0) return;
-    const key = `${tool}\u0000${canonicalJson(args)}`;
+    const key = readKey(tool, args);
     if (ok) this.failedReads.delete(key);
     else this.failedReads.add(key);
   }
@@ -1288,8 +1293,7 @@ export class ReferenceRuntime {
     tool: string,
     args: Record<string, unknown>,
   ): Failure | undefined {
-    if (this.failedReads.size === 0 || !this.failedReads.has(`${tool}\u0000${canonicalJson(args)}`))
-      return undefined;
+    if (this.failedReads.size === 0 || !this.failedReads.has(readKey(tool, args))) return undefined;
     if (this.safeguards.budgets && this.run.used.retries >= this.contract.budgets.retries)
       return {
         class: 'budget_exhausted',
@@ -1736,12 +1740,22 @@ export class ReferenceRuntime {
     });
   }
 
+  /** Whether a write has claim-to-source checks to run (gated by `source-check`). */
+  private cites(op: Operation): boolean {
+    return op.citations.length > 0 && this.safeguards['source-check'];
+  }
+
+  /** Whether a write has an `alreadyDone` check to run (gated by `fresh-read`). */
+  private checksInPlace(op: Operation): boolean {
+    return op.alreadyDone !== undefined && this.safeguards['fresh-read'];
+  }
+
   /** Tool calls a write makes at the least (see {@link gate}). */
   private writeCalls(op: Operation, resend: boolean): number {
     const verify = this.mustVerify(op) ? op.postconditions.length : 0;
     // A resend after a wait checks again whether the effect is in place.
-    const inPlace = op.alreadyDone && this.safeguards['fresh-read'] ? 1 : 0;
-    const cited = this.safeguards['source-check'] ? op.citations.length : 0;
+    const inPlace = this.checksInPlace(op) ? 1 : 0;
+    const cited = this.cites(op) ? op.citations.length : 0;
     // A resend after a wait checks its citations, and whether the effect is in place, again.
     if (resend) return cited + inPlace + 1 + verify;
     return op.preconditions.length + cited + inPlace + 1 + verify;
@@ -2014,4 +2028,9 @@ function sameArgs(a: Record<string, unknown> | undefined, b: Record<string, unkn
 /** Whether an action's result marks a write skipped because its effect was already in place. */
 function isAlreadyDone(result: unknown): boolean {
   return typeof result === 'object' && result !== null && 'alreadyDone' in result;
+}
+
+/** One read as the wire tells reads apart: the tool and its arguments, canonically. */
+function readKey(tool: string, args: Record<string, unknown>): string {
+  return `${tool}\u0000${canonicalJson(args)}`;
 }
