@@ -594,26 +594,14 @@ export class ReferenceRuntime {
         };
     }
 
-    // Claim-to-source checks: a write never cites a source that no longer says what it is cited
-    // for. A failed check is not an error to retry or replan: the write is skipped, with the
-    // reason, so the blueprint's fallback (an operation whose `when` sees this one absent) runs.
-    // (The hot path skips an await when a write has no such checks.)
-    if (this.cites(op)) {
-      const uncited = await this.citationsFail(
+    // Claim-to-source checks, then whether someone else made the effect already, right before
+    // the send. (The hot path skips an await when a write has neither check.)
+    if (this.cites(op) || this.checksInPlace(op)) {
+      const checked = await this.checkBeforeSend(
         op,
         this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
       );
-      if (uncited) return uncited;
-    }
-
-    // Someone else may have made the effect already: then sending would make it twice. Checked
-    // last, right before the send, so nothing the run does comes between the check and the write.
-    if (this.checksInPlace(op)) {
-      const inPlace = await this.alreadyInPlace(
-        op,
-        this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
-      );
-      if (inPlace) return inPlace;
+      if (checked) return checked;
     }
 
     const key = this.keyFor(op.id);
@@ -732,7 +720,9 @@ export class ReferenceRuntime {
         }
         const next = await this.reconcile(op);
         if (next === 'done') return { ok: true };
-        if (next === 'resend') {
+        if (next === 'resend' || next === 'absent') {
+          const checked = next === 'absent' ? await this.checkAbsent(op) : undefined;
+          if (checked) return checked;
           asReconcile = op.idempotent;
           const spent = this.countResend(op, 'reconciled: resending with the same key');
           if (spent) return spent;
@@ -768,11 +758,46 @@ export class ReferenceRuntime {
       if (!retried) return { ok: false, failure, operationId: op.id };
       // The write did not happen, and the world went on while the run waited: a cited source
       // may have changed, or a colleague made the effect, meanwhile.
-      const uncited = this.cites(op) && (await this.citationsFail(op, this.mustAction(op.id)));
+      if (this.cites(op) || this.checksInPlace(op)) {
+        const checked = await this.checkBeforeSend(op, this.mustAction(op.id));
+        if (checked) return checked;
+      }
+    }
+  }
+
+  /**
+   * Before a write found absent is sent again: its citations, checked again (the world went on
+   * while its outcome was unknown). A result says to skip the write or to stop; undefined, to
+   * send.
+   */
+  private async checkAbsent(op: Operation): Promise<StepResult | undefined> {
+    return this.cites(op) ? this.checkBeforeSend(op, this.mustAction(op.id)) : undefined;
+  }
+
+  /**
+   * The checks made right before a send: the claim-to-source checks (`citations`), then whether
+   * the effect is already in place (`alreadyDone`), last, so nothing the run does comes between
+   * that check and the write. Checks of several sources are not atomic: when a read of the pass
+   * had to be retried, the world went on during the wait, and the pass is made again, so the
+   * send follows reads that came back in one go (each repeat spends retries, so it ends). A
+   * result says to skip the write or to stop; undefined, to send. Callers ask {@link cites} or
+   * {@link checksInPlace} first.
+   */
+  private async checkBeforeSend(
+    op: Operation,
+    action: ActionRecord,
+  ): Promise<StepResult | undefined> {
+    for (;;) {
+      const retries = this.run.used.retries;
+      // A write never cites a source that no longer says what it is cited for. A failed check
+      // is not an error to retry or replan: the write is skipped, with the reason, so the
+      // blueprint's fallback (an operation whose `when` sees this one absent) runs.
+      const uncited = this.cites(op) && (await this.citationsFail(op, action));
       if (uncited) return uncited;
-      const inPlace =
-        this.checksInPlace(op) && (await this.alreadyInPlace(op, this.mustAction(op.id)));
+      // Someone else may have made the effect already: then sending would make it twice.
+      const inPlace = this.checksInPlace(op) && (await this.alreadyInPlace(op, action));
       if (inPlace) return inPlace;
+      if (!this.cites(op) || this.run.used.retries === retries) return undefined;
     }
   }
 
@@ -851,9 +876,14 @@ export class ReferenceRuntime {
    * honours keys, a resend with the same key is the question; otherwise its reconcile query.
    * Neither possible: the run waits for a person.
    */
-  private async reconcile(op: Operation): Promise<'done' | 'resend' | { unresolved: string }> {
+  private async reconcile(
+    op: Operation,
+  ): Promise<'done' | 'resend' | 'absent' | { unresolved: string }> {
     const action = this.mustAction(op.id);
-    if (op.idempotent && this.safeguards.idempotency) return 'resend';
+    // A write that cites sources asks its query when it has one: a resend under the same key
+    // would file citations checked before the wait, and a source may have changed since.
+    if (op.idempotent && this.safeguards.idempotency && !(this.cites(op) && op.reconcile))
+      return 'resend';
     if (!op.reconcile) {
       return {
         unresolved: `${op.tool} gives no idempotency and no query to tell whether the write happened`,
@@ -879,7 +909,7 @@ export class ReferenceRuntime {
           data: { found: false },
         },
       });
-      return 'resend';
+      return 'absent';
     }
     this.confirm(
       op,
@@ -930,7 +960,10 @@ export class ReferenceRuntime {
       }
       const next = await this.reconcile(op);
       if (next === 'done') continue;
-      if (next === 'resend') {
+      if (next === 'resend' || next === 'absent') {
+        const checked = next === 'absent' ? await this.checkAbsent(op) : undefined;
+        if (checked && !checked.ok) return checked;
+        if (checked) continue;
         const spent = this.countResend(op, 'reconciled on resume: resending with the same key');
         if (spent) return spent;
         const result = await this.send(op, action.attempts + 1, op.idempotent);

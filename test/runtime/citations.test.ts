@@ -22,6 +22,7 @@ const DATASET = 'src_13';
 const ARTICLE = 'src_14';
 const SHARE = { claim_id: 'lfp-share-2024', source_id: DATASET };
 const CHINA_FROM_ARTICLE = { claim_id: 'lfp-china-majority', source_id: ARTICLE };
+const SHARE_FROM_ARTICLE = { claim_id: 'lfp-share-2024', source_id: ARTICLE };
 
 const contract: ContractInput = researchContract({
   question: QUESTION,
@@ -138,6 +139,83 @@ describe('the claim-to-source check before a write that cites sources', () => {
     expect(r.submitted.map((a) => a.status)).toEqual(['answered', 'unresolved']);
     expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
     expect(r.actions.find((a) => a.operationId === 'answer')?.status).toBe('skipped');
+    expect(r.outcome).toMatchObject({ state: 'completed', stopReason: null });
+  });
+
+  it('checks every citation again when one check had to wait: a source retracted meanwhile is caught', async () => {
+    let world: ResearchWorld | undefined;
+    let reads = 0;
+    // Checks of two sources are not atomic. The check of the article (the second check) is
+    // rate-limited, and the dataset, already checked, is retracted while the run waits.
+    const limitArticleCheck = (call: Readonly<WireCall>): WireAction | undefined => {
+      if (call.tool !== 'read_source' || ++reads !== 2) return undefined;
+      world?.applyStaleChange('source-retracted', { source_id: DATASET });
+      return {
+        kind: 'respond',
+        fault: 'rate-limit',
+        result: {
+          isError: true,
+          content: [{ type: 'text', text: 'slow down' }],
+          _meta: { [META.error]: { class: 'rate_limited', message: 'slow down' } },
+        },
+      };
+    };
+    const r = await run({
+      claims: [SHARE, SHARE_FROM_ARTICLE],
+      between: (w) => {
+        world = w;
+      },
+      later: limitArticleCheck,
+    });
+
+    // The plan's read, the two checks (the second retried), then both checks again, and the
+    // fallback filed.
+    expect(
+      r.calls.map((c) => `${c.tool}:${(c.args.source_id as string | undefined) ?? ''}`),
+    ).toEqual([
+      `read_source:${DATASET}`,
+      `read_source:${DATASET}`,
+      `read_source:${ARTICLE}`,
+      `read_source:${ARTICLE}`,
+      `read_source:${DATASET}`,
+      `read_source:${ARTICLE}`,
+      'submit_answer:',
+      'get_answer:',
+    ]);
+    expect(r.submitted.map((a) => a.status)).toEqual(['unresolved']);
+    expect(r.actions.find((a) => a.operationId === 'answer')?.status).toBe('skipped');
+  });
+
+  it('asks whether a write that timed out landed, and checks its citations before sending it again', async () => {
+    let world: ResearchWorld | undefined;
+    let dropped = false;
+    // The first submit never reaches the world and no reply comes; the dataset is retracted.
+    const dropFirst = (call: Readonly<WireCall>): WireAction | undefined => {
+      if (call.tool !== 'submit_answer' || dropped) return undefined;
+      dropped = true;
+      world?.applyStaleChange('source-retracted', { source_id: DATASET });
+      return { kind: 'drop-request', fault: 'timeout' };
+    };
+    const r = await run({
+      claims: [SHARE],
+      between: (w) => {
+        world = w;
+      },
+      later: dropFirst,
+    });
+
+    // A resend under the same key would have filed the retracted citation.
+    expect(r.calls.map((c) => c.tool)).toEqual([
+      'read_source',
+      'read_source',
+      'submit_answer',
+      'get_answer',
+      'read_source',
+      'submit_answer',
+      'get_answer',
+    ]);
+    expect(r.submitted.map((a) => a.status)).toEqual(['answered', 'unresolved']);
+    expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
     expect(r.outcome).toMatchObject({ state: 'completed', stopReason: null });
   });
 
