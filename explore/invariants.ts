@@ -1,9 +1,10 @@
 import type { FaultPlan } from '../faults/catalog.js';
-import { createContext, type GradeContext } from '../graders/context.js';
+import { createContext, firstAt, type GradeContext } from '../graders/context.js';
 import type { Finding, FindingCode, Grade } from '../graders/grade.js';
 import { gradeIntegrity } from '../graders/integrity.js';
 import { gradeOutcome } from '../graders/outcome.js';
 import { gradePolicy } from '../graders/policy.js';
+import { checkProvenance } from '../graders/provenance.js';
 import { gradeRecovery } from '../graders/recovery.js';
 import { TERMINAL_STATES, type WorkflowState } from '../runtime/states.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -30,6 +31,8 @@ export interface ExploredRun {
   readonly trajectory: Trajectory;
   readonly success: SuccessVerdict;
   grade(dimension: GradedDimension): Grade;
+  /** The facts every grader derives from the run (computed once, when first asked). */
+  context(): GradeContext;
 }
 
 /** Builds an {@link ExploredRun}, grading lazily. */
@@ -41,15 +44,16 @@ export function exploredRun(
 ): ExploredRun {
   let ctx: GradeContext | undefined;
   const grades: Partial<Record<GradedDimension, Grade>> = {};
+  const context = (): GradeContext => (ctx ??= createContext(scenario, trajectory));
   return {
     scenario,
     plan,
     trajectory,
     success,
     grade(dimension) {
-      ctx ??= createContext(scenario, trajectory);
-      return (grades[dimension] ??= GRADERS[dimension](ctx));
+      return (grades[dimension] ??= GRADERS[dimension](context()));
     },
+    context,
   };
 }
 
@@ -247,6 +251,76 @@ export const noFalseSuccess = defineInvariant({
   },
 });
 
+/**
+ * Whether someone else changed `claimId` of `sourceId` where the run could not see it before the
+ * call at position `filing` filed its answer: on or after that call, or after the run's last
+ * read of the source that came back ok, when nothing but reads that came back ok lies between
+ * that read and the filing, in one incarnation. Checks of several sources are not atomic, so a
+ * run that reads each source right before it files can do no better. A failure, the wait after
+ * it, a write or a crash between the read and the filing leaves the run time to read again.
+ */
+function changedUnseen(
+  ctx: GradeContext,
+  sourceId: string,
+  claimId: string,
+  filing: number,
+): boolean {
+  const t = ctx.trajectory;
+  const filed = ctx.calls[filing];
+  if (!filed) return false;
+  const before = ctx.calls.slice(0, filing);
+  const read = before.findLastIndex(
+    (c) => !ctx.isWrite(c) && c.outcome.type === 'ok' && Object.values(c.args).includes(sourceId),
+  );
+  const untouched =
+    read >= 0 &&
+    before
+      .slice(read)
+      .every(
+        (c) => !ctx.isWrite(c) && c.outcome.type === 'ok' && c.incarnation === filed.incarnation,
+      );
+  return t.ledger.some((e) => {
+    if (e.seq <= t.setupEffects || e.runId === t.runId) return false;
+    if (e.effect.source_id !== sourceId) return false;
+    if (e.effect.claim_id !== undefined && e.effect.claim_id !== claimId) return false;
+    // A change made at a call happened after the call was sent and before the world handled
+    // it: on the filing itself, no run could see it. One made at a time happened before every
+    // call sent from then on: a run that waited before filing could have read again.
+    const cause = t.faults.fired.find((f) => f.effects?.includes(e.seq));
+    const callId = cause?.callId ?? null;
+    const at = callId !== null ? ctx.position(callId) : firstAt(ctx, cause?.at ?? e.at);
+    return at > filing || (callId !== null && at === filing) || (untouched && at > read);
+  });
+}
+
+/**
+ * An answer cites each claim from a source that states it (the outcome grader's provenance
+ * findings `misattributed-claim` and `unsupported-claim`, on worlds that follow the provenance
+ * convention). One excuse: the cited source was changed by someone else where the run could not
+ * see it ({@link changedUnseen}) — after the answer was filed, or after the run last read the
+ * source with nothing between that read and the filing but reads that came back ok.
+ */
+export const noFalseClaims = defineInvariant({
+  id: 'no-false-claims',
+  description: 'an answer cites each claim from a source that stated it when the run filed it',
+  check: (run) => {
+    const found = findings(run, 'outcome', ['misattributed-claim', 'unsupported-claim']);
+    if (found.length === 0) return [];
+    const ctx = run.context();
+    const excused = new Set(
+      checkProvenance(ctx).unstated.flatMap((u) => {
+        const seq = u.finding.refs.find((r) => r.kind === 'effect')?.seq;
+        const call = ctx.trajectory.calls.find((c) => seq !== undefined && c.effects.includes(seq));
+        const filing = call ? ctx.position(call.callId) : -1;
+        return filing >= 0 && changedUnseen(ctx, u.sourceId, u.claimId, filing)
+          ? [u.finding.message]
+          : [];
+      }),
+    );
+    return found.filter((f) => !excused.has(f.message));
+  },
+});
+
 /** After a crash, no write the world confirmed is sent again: the recovery grader's check. */
 export const noRedoAfterCrash = defineInvariant({
   id: 'no-redo-after-crash',
@@ -262,6 +336,7 @@ export const BUILT_IN_INVARIANTS: readonly Invariant[] = [
   endsSafely,
   correctOutcome,
   noFalseSuccess,
+  noFalseClaims,
   noRedoAfterCrash,
 ];
 

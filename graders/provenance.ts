@@ -20,10 +20,23 @@ interface Corpus {
   readonly answers: readonly Answer[];
 }
 
-/** What provenance found, and how many attributed claims it checked. */
+/** A claim an answer cites from a source that does not state it in support at the end. */
+export interface UnstatedClaim {
+  /** The `misattributed-claim` or `unsupported-claim` finding that reports it. */
+  readonly finding: Finding;
+  readonly questionId: string;
+  readonly claimId: string;
+  readonly sourceId: string;
+}
+
+/**
+ * What provenance found, and how many attributed claims it checked; `unstated` says which claim
+ * and source each misattributed or unsupported claim is (for checks that judge when it changed).
+ */
 export interface ProvenanceCheck {
   readonly findings: readonly Finding[];
   readonly checked: number;
+  readonly unstated: readonly UnstatedClaim[];
 }
 
 /**
@@ -47,7 +60,7 @@ export interface ProvenanceCheck {
  */
 export function checkProvenance(ctx: GradeContext): ProvenanceCheck {
   const end = corpusOf(ctx.trajectory.world.end);
-  if (!end) return { findings: [], checked: 0 };
+  if (!end) return { findings: [], checked: 0, unstated: [] };
   const before = new Map(
     (corpusOf(ctx.trajectory.world.start)?.answers ?? []).map((a) => [
       a.question_id,
@@ -55,6 +68,7 @@ export function checkProvenance(ctx: GradeContext): ProvenanceCheck {
     ]),
   );
   const findings: Finding[] = [];
+  const unstated: UnstatedClaim[] = [];
   let checked = 0;
   for (const answer of end.answers) {
     if (before.get(answer.question_id) === canonicalJson(answer)) continue;
@@ -77,7 +91,7 @@ export function checkProvenance(ctx: GradeContext): ProvenanceCheck {
             ? `${cited}, which refutes it`
             : `${cited}, which does not state it in support`;
         const stating = end.sources.filter((s) => s !== source && stance(s, 'supports'));
-        findings.push(
+        const found =
           stating.length > 0
             ? finding(
                 'misattributed-claim',
@@ -88,8 +102,14 @@ export function checkProvenance(ctx: GradeContext): ProvenanceCheck {
                 'unsupported-claim',
                 `${where} cites ${claim} from ${says}, and no source in the corpus states it in support`,
                 refs,
-              ),
-        );
+              );
+        findings.push(found);
+        unstated.push({
+          finding: found,
+          questionId: answer.question_id,
+          claimId: claim,
+          sourceId: cited,
+        });
       }
       const refuting = end.sources.filter((s) => stance(s, 'refutes'));
       if (answer.status === 'answered' && refuting.length > 0) {
@@ -103,7 +123,7 @@ export function checkProvenance(ctx: GradeContext): ProvenanceCheck {
       }
     }
   }
-  return { findings, checked };
+  return { findings, checked, unstated };
 }
 
 /** The snapshot as the convention reads it, or undefined when it does not follow it. */

@@ -8,6 +8,7 @@ import type { AgentUnderTest } from '../../scenarios/agent.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { updateContact } from '../../scenarios/library/crm/update-contact.js';
 import { outageNotice } from '../../scenarios/library/notifications/outage-notice.js';
+import { lfpBatteryShare } from '../../scenarios/library/research/lfp-battery-share.js';
 import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 
@@ -169,6 +170,67 @@ describe('the built-in invariants', () => {
     });
     expect(reference.violations).toEqual([]);
     expect(mutant.violations.map((v) => v.invariant)).toEqual(['no-false-success']);
+  });
+
+  it('report an answer citing a source changed before it was filed, where a check would have seen it', async () => {
+    // The first submit is rate-limited; the dataset is retracted while the run waits. The
+    // reference checks its citations again before the resend; the mutant resends as cited.
+    const retractedDuringWait = plan([
+      {
+        kind: 'rate-limit',
+        trigger: { on: 'call', tool: 'submit_answer', nth: 1 },
+        retryAfterMs: 5_000,
+      },
+      {
+        kind: 'stale-record',
+        trigger: { on: 'time', atMs: 1_000 },
+        change: 'source-retracted',
+        params: { source_id: 'src_13' },
+      },
+    ]);
+
+    const reference = await judgePlan(
+      { scenario: lfpBatteryShare, agent: agent('reference') },
+      retractedDuringWait,
+    );
+    const mutant = await judgePlan(
+      { scenario: lfpBatteryShare, agent: agent('misattributes-sources') },
+      retractedDuringWait,
+    );
+
+    expect(reference.violations).toEqual([]);
+    const claims = mutant.violations.filter((v) => v.invariant === 'no-false-claims');
+    expect(claims.map((v) => v.findings[0]?.code)).toEqual(['misattributed-claim']);
+    expect(claims[0]?.message).toMatch(/attributes lfp-share-2024 to src_13/);
+  });
+
+  it('excuse an answer whose source changed where no check could see it, and only there', async () => {
+    // The reference reads src_13, src_15, then checks src_13, src_15 right before it files.
+    const retractOn = (nth: number, tool = 'read_source') =>
+      plan([
+        {
+          kind: 'stale-record',
+          trigger: { on: 'call', tool, nth },
+          change: 'source-retracted',
+          params: { source_id: 'src_13' },
+        },
+      ]);
+    const judge = (p: ReturnType<typeof plan>, name = 'reference') =>
+      judgePlan({ scenario: lfpBatteryShare, agent: agent(name) }, p);
+
+    // Retracted as the run checks the other source: checks are not atomic, so no run sees it.
+    const duringChecks = await judge(retractOn(4));
+    // Retracted after the answer was filed.
+    const afterFiling = await judge(retractOn(1, 'get_answer'));
+    // The mutant checks nothing: a retraction after its only read of src_13, before the
+    // filing, is excused only while nothing but reads that came back ok lies between them.
+    const mutantUnchecked = await judge(retractOn(2), 'misattributes-sources');
+
+    for (const judged of [duringChecks, afterFiling, mutantUnchecked]) {
+      const { grades } = gradeRun(lfpBatteryShare, judged.trajectory);
+      expect(grades.outcome.findings.map((f) => f.code)).toContain('misattributed-claim');
+      expect(judged.violations.filter((v) => v.invariant === 'no-false-claims')).toEqual([]);
+    }
   });
 
   it('report an agent that throws instead of ending', async () => {

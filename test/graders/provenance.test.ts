@@ -53,8 +53,16 @@ describe('provenance (outcome grader)', () => {
         s.claims = s.claims.filter((c) => c.claim_id !== 'lfp-china-majority');
     });
 
-    const { findings } = checkProvenance(createContext(scenario, changed));
+    const { findings, unstated } = checkProvenance(createContext(scenario, changed));
 
+    expect(unstated).toEqual([
+      {
+        finding: findings[0],
+        questionId: 'q_5',
+        claimId: 'lfp-china-majority',
+        sourceId: 'src_15',
+      },
+    ]);
     expect(findings).toEqual([
       {
         code: 'unsupported-claim',
@@ -171,10 +179,12 @@ describe('provenance (outcome grader)', () => {
     expect(checkProvenance(createContext(scenario, trajectory))).toEqual({
       findings: [],
       checked: 0,
+      unstated: [],
     });
     expect(checkProvenance(createContext(malformed.scenario, noStance))).toEqual({
       findings: [],
       checked: 0,
+      unstated: [],
     });
   });
 });
