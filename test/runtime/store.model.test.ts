@@ -11,7 +11,8 @@ import type {
   ApprovalStatus,
 } from '../../runtime/records.js';
 import { isLegalTransition, WORKFLOW_STATES, type WorkflowState } from '../../runtime/states.js';
-import { RunStore, type NewRun } from '../../runtime/store.js';
+import { RunStore } from '../../runtime/store.js';
+import { newRun } from '../support/store-fixtures.js';
 
 /**
  * Model-based test of the store and the state machine: fast-check draws sequences of commands
@@ -59,27 +60,6 @@ const NEXT_APPROVAL: Readonly<Record<string, readonly ApprovalStatus[]>> = {
   requested: ['granted', 'denied'],
   granted: ['consumed'],
 };
-
-const newRun = (id: string, at: number): NewRun => ({
-  id,
-  mode: 'bounded',
-  objective: `objective of ${id}`,
-  contract: { version: 'c1' },
-  blueprint: { id: 'bp', version: 'b1' },
-  versions: {
-    contract: 'c1',
-    contractHash: 'ch',
-    blueprint: 'b1',
-    blueprintHash: 'bh',
-    model: 'scripted',
-    prompt: 'p',
-    policy: 'p1',
-    toolSchemasHash: 'th',
-  },
-  input: { order_id: 'ord_1' },
-  used: { toolCalls: 0, retries: 0, externalWrites: 0, costUsd: 0 },
-  createdAt: at,
-});
 
 const action = (runId: string, op: string, status: ActionStatus, at: number): ActionRecord => ({
   id: `${runId}:${op}`,
@@ -169,7 +149,7 @@ class Start implements Cmd {
   check = (m: Readonly<Model>): boolean => !m.runs.has(this.id);
   run(m: Model, r: Real): void {
     m.clock += 10;
-    r.store.createRun(newRun(this.id, m.clock), { type: 'run.created' });
+    r.store.createRun(newRun(this.id, { createdAt: m.clock }), { type: 'run.created' });
     m.runs.set(this.id, {
       state: 'created',
       seq: 1,

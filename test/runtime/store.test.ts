@@ -5,30 +5,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FaultlineError } from '../../runtime/errors.js';
 import type { ActionRecord, ApprovalRecord, EvidenceRecord } from '../../runtime/records.js';
-import { RunStore, type NewRun } from '../../runtime/store.js';
+import { RunStore } from '../../runtime/store.js';
+import { newRun } from '../support/store-fixtures.js';
 import { SCHEMA_VERSION } from '../../runtime/store-schema.js';
-
-const newRun = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
-  id,
-  mode: 'bounded',
-  objective: 'refund order ord_1',
-  contract: { version: 'c1', objective: 'refund order ord_1' },
-  blueprint: { id: 'refunds', version: 'b1' },
-  versions: {
-    contract: 'c1',
-    contractHash: 'ch',
-    blueprint: 'b1',
-    blueprintHash: 'bh',
-    model: 'scripted',
-    prompt: 'refunds@b1',
-    policy: 'p1',
-    toolSchemasHash: 'th',
-  },
-  input: { order_id: 'ord_1' },
-  used: { toolCalls: 0, retries: 0, externalWrites: 0, costUsd: 0 },
-  createdAt: 1_000,
-  ...extra,
-});
 
 const action = (runId: string, extra: Partial<ActionRecord> = {}): ActionRecord => ({
   id: `act-${runId}-refund`,
