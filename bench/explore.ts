@@ -8,13 +8,15 @@
  *
  * `npx tsx bench/explore.ts`; env: BENCH_EXPLORE_RUNS (default 10000), BENCH_MUTANT_RUNS
  * (1000), BENCH_ROUNDS (5), BENCH_WARMUP (1 round of (c), run and not counted), BENCH_SEED (1),
- * BENCH_PARTS (abc), BENCH_MUTANTS (all, or names separated by commas).
+ * BENCH_PARTS (abc), BENCH_MUTANTS (all, or names separated by commas), BENCH_INVARIANTS (for
+ * (b): all built-in ones, or ids separated by commas — to see which invariant catches a mutant).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePlan } from '../explore/describe.js';
 import { explore, type ExploreResult } from '../explore/explore.js';
+import { BUILT_IN_INVARIANTS } from '../explore/invariants.js';
 import { EXPECTED_DETECTIONS } from '../graders/matrix.js';
 import { ZOO } from '../scenarios/agents/zoo.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
@@ -80,6 +82,11 @@ async function mutants(outDir: string): Promise<void> {
     `\n(b) mutants: up to ${MUTANT_RUNS} plans per scenario, scenarios in library order, seed ${SEED}`,
   );
   const only = process.env.BENCH_MUTANTS?.split(',');
+  const ids = process.env.BENCH_INVARIANTS?.split(',');
+  const invariants = ids ? BUILT_IN_INVARIANTS.filter((i) => ids.includes(i.id)) : undefined;
+  if (ids && invariants?.length !== ids.length)
+    throw new Error(`BENCH_INVARIANTS: unknown id among ${ids.join(', ')}`);
+  if (ids) console.log(`  invariants: ${ids.join(', ')} only`);
   for (const name of Object.keys(EXPECTED_DETECTIONS)) {
     if (only && !only.includes(name)) continue;
     let caught: (ExploreResult & { kind: 'counterexample' }) | undefined;
@@ -92,6 +99,7 @@ async function mutants(outDir: string): Promise<void> {
         seed: SEED,
         maxFaults: MAX_FAULTS,
         outDir,
+        ...(invariants ? { invariants } : {}),
       });
       if (result.kind === 'counterexample') {
         caught = result;
