@@ -257,7 +257,9 @@ export const noFalseSuccess = defineInvariant({
  * read of the source that came back ok, when nothing but reads that came back ok lies between
  * that read and the filing, in one incarnation. Checks of several sources are not atomic, so a
  * run that reads each source right before it files can do no better. A failure, the wait after
- * it, a write or a crash between the read and the filing leaves the run time to read again.
+ * it, a write or a crash between the read and the filing leaves the run time to read again. A
+ * change is someone else's ledger entry whose effect names the `source_id` (and the
+ * `claim_id`, when it concerns one claim).
  */
 function changedUnseen(
   ctx: GradeContext,
@@ -269,8 +271,10 @@ function changedUnseen(
   const filed = ctx.calls[filing];
   if (!filed) return false;
   const before = ctx.calls.slice(0, filing);
+  // A read of the source names it somewhere in its arguments (alone, or in a batch).
+  const named = JSON.stringify(sourceId);
   const read = before.findLastIndex(
-    (c) => !ctx.isWrite(c) && c.outcome.type === 'ok' && Object.values(c.args).includes(sourceId),
+    (c) => !ctx.isWrite(c) && c.outcome.type === 'ok' && JSON.stringify(c.args).includes(named),
   );
   const untouched =
     read >= 0 &&

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { explorePlan } from '../../explore/arbitraries.js';
 import { judgePlan, type ExploreAgent } from '../../explore/explore.js';
-import { BUILT_IN_INVARIANTS, defineInvariant } from '../../explore/invariants.js';
+import {
+  BUILT_IN_INVARIANTS,
+  checkInvariants,
+  defineInvariant,
+  exploredRun,
+  noFalseClaims,
+} from '../../explore/invariants.js';
 import type { FaultInput } from '../../faults/catalog.js';
 import { gradeRun } from '../../graders/index.js';
+import { doctor } from '../support/grader-fixtures.js';
 import type { AgentUnderTest } from '../../scenarios/agent.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { updateContact } from '../../scenarios/library/crm/update-contact.js';
@@ -231,6 +238,19 @@ describe('the built-in invariants', () => {
       expect(grades.outcome.findings.map((f) => f.code)).toContain('misattributed-claim');
       expect(judged.violations.filter((v) => v.invariant === 'no-false-claims')).toEqual([]);
     }
+
+    // The mutant's run again, its read of src_13 made as a batch: still a read of src_13. Made
+    // of another source instead: the run never read src_13, and nothing excuses the claim.
+    const falseClaims = (args: Record<string, unknown>): string[] => {
+      const t = doctor(mutantUnchecked.trajectory, (d) => {
+        const read = d.calls.find((c) => c.args.source_id === 'src_13' && c.tool === 'read_source');
+        if (read) read.args = args;
+      });
+      const run = exploredRun(lfpBatteryShare, retractOn(2), t, mutantUnchecked.success);
+      return checkInvariants(run, [noFalseClaims]).map((v) => v.findings[0]?.code ?? v.message);
+    };
+    expect(falseClaims({ source_ids: ['src_14', 'src_13'] })).toEqual([]);
+    expect(falseClaims({ source_id: 'src_14' })).toEqual(['misattributed-claim']);
   });
 
   it('report an agent that throws instead of ending', async () => {
