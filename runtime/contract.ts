@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
 import { failureClassSchema } from './failure-class.js';
 import { predicateSchema } from './predicate.js';
-import { parseInput } from './validate.js';
+import { isFrozenParsed, parseInput } from './validate.js';
 
 export const AUTONOMY_MODES = ['shadow', 'recommend', 'supervised', 'bounded'] as const;
 export const autonomyModeSchema = z.enum(AUTONOMY_MODES);
@@ -113,6 +113,18 @@ export function parseContract(value: unknown, source = 'contract'): Contract {
 
 export { canonicalJson };
 
+/** Hashes of values that can never change (see {@link isFrozenParsed}), by identity. */
+const frozenHashes = new WeakMap<object, string>();
+
+/**
+ * A short hash of the value's canonical JSON. A value `freezeParsed` froze (a scenario's
+ * contract or blueprint, hashed on every run) is hashed once.
+ */
 export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+  const frozen = isFrozenParsed(value);
+  const known = frozen ? frozenHashes.get(value) : undefined;
+  if (known !== undefined) return known;
+  const hash = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+  if (frozen) frozenHashes.set(value, hash);
+  return hash;
 }

@@ -142,7 +142,7 @@ export class ReferenceRuntime {
     const blueprint = parseBlueprint(input.blueprint, `blueprint of run ${input.runId}`);
     const toolsHash = await this.loadTools();
     this.checkBlueprintTools(blueprint, contract);
-    if (this.store.getRun(input.runId)) {
+    if (this.store.hasRun(input.runId)) {
       throw new FaultlineError(
         'invalid-input',
         `Run ${input.runId} already exists in ${this.store.path}; resume it instead`,

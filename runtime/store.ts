@@ -94,6 +94,7 @@ export class RunStore {
       );
     this.stmts = lazyStatements({
       runState: () => db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
+      hasRun: () => db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck(),
       lastSeq: () => db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
       updateRun: () =>
         db.prepare(
@@ -338,6 +339,11 @@ export class RunStore {
         : null,
     );
     return { state: to, seq, planVersion: head.planVersion + (change.plan ? 1 : 0) };
+  }
+
+  /** Whether the store holds a run with this id (cheaper than {@link getRun}). */
+  hasRun(runId: string): boolean {
+    return this.heads.has(runId) || this.stmts.hasRun.get(runId) !== undefined;
   }
 
   getRun(runId: string): RunRecord | undefined {

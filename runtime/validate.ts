@@ -58,6 +58,13 @@ export function parseInput<S extends z.ZodType>(
 
 /** Values each schema produced and froze: {@link parseInput} hands them back without parsing. */
 const frozenBySchema = new WeakMap<z.ZodType, WeakSet<object>>();
+/** Every value {@link freezeParsed} froze, whatever its schema. */
+const frozenDeep = new WeakSet<object>();
+
+/** Whether `value` is one {@link freezeParsed} froze all the way down: it can never change. */
+export function isFrozenParsed(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && frozenDeep.has(value);
+}
 
 function deepFreeze(value: unknown): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
@@ -77,5 +84,6 @@ export function freezeParsed<S extends z.ZodType>(schema: S, value: z.infer<S>):
   let frozen = frozenBySchema.get(schema);
   if (!frozen) frozenBySchema.set(schema, (frozen = new WeakSet()));
   frozen.add(value);
+  frozenDeep.add(value);
   return value;
 }

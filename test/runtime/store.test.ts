@@ -197,6 +197,20 @@ describe('RunStore.createRun', () => {
     );
   });
 
+  it('says whether a run exists, in the process that created it and after a reopen', () => {
+    const s = open();
+    expect(s.hasRun('run-1')).toBe(false);
+
+    s.createRun(newRun('run-1'), { type: 'run.created' });
+    expect(s.hasRun('run-1')).toBe(true);
+    s.close();
+    store = undefined;
+    const reopened = open();
+
+    expect(reopened.hasRun('run-1')).toBe(true);
+    expect(reopened.hasRun('run-2')).toBe(false);
+  });
+
   it('refuses a second run with the same id and leaves the first untouched', () => {
     const s = open();
     s.createRun(newRun('run-1'), { type: 'run.created' });

@@ -1,9 +1,15 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../runtime/errors.js';
-import { formatIssues, formatPath, freezeParsed, parseInput } from '../../runtime/validate.js';
+import {
+  formatIssues,
+  formatPath,
+  freezeParsed,
+  isFrozenParsed,
+  parseInput,
+} from '../../runtime/validate.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
-import { contractSchema } from '../../runtime/contract.js';
+import { contentHash, contractSchema } from '../../runtime/contract.js';
 import { blueprintSchema } from '../../runtime/blueprint.js';
 
 describe('formatPath', () => {
@@ -85,5 +91,16 @@ describe('freezeParsed', () => {
     expect(Object.isFrozen(partialRefund.contract.budgets)).toBe(true);
     expect(parseInput(contractSchema, partialRefund.contract, 'c')).toBe(partialRefund.contract);
     expect(parseInput(blueprintSchema, partialRefund.blueprint, 'b')).toBe(partialRefund.blueprint);
+  });
+
+  it('is hashed once, to the hash of an equal value that is not frozen', () => {
+    const frozen = partialRefund.blueprint;
+    const copy = structuredClone(frozen);
+
+    expect(isFrozenParsed(frozen)).toBe(true);
+    expect(isFrozenParsed(copy)).toBe(false);
+    expect(contentHash(frozen)).toBe(contentHash(copy));
+    expect(contentHash(frozen)).toBe(contentHash(frozen));
+    expect(contentHash(frozen)).not.toBe(contentHash({ ...copy, version: 'other' }));
   });
 });
