@@ -63,6 +63,49 @@ function run(options: {
   });
 }
 
+/** A refusal on the wire that the world never saw: `cls`, with `message` (and `extra`). */
+function refusal(
+  fault: string,
+  cls: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): WireAction {
+  return {
+    kind: 'respond',
+    fault,
+    result: {
+      isError: true,
+      content: [{ type: 'text', text: message }],
+      _meta: { [META.error]: { class: cls, message, ...extra } },
+    },
+  };
+}
+
+/**
+ * The blueprint over `claims`, the dataset retracted at the first call (from the second on)
+ * that `at` picks, which meets `action` on the wire.
+ */
+function runRetracting(
+  claims: readonly { claim_id: string; source_id: string }[],
+  at: (call: Readonly<WireCall>) => boolean,
+  action: WireAction,
+): Promise<ResearchRun> {
+  let world: ResearchWorld | undefined;
+  let done = false;
+  return run({
+    claims,
+    between: (w) => {
+      world = w;
+    },
+    later: (call) => {
+      if (done || !at(call)) return undefined;
+      done = true;
+      world?.applyStaleChange('source-retracted', { source_id: DATASET });
+      return action;
+    },
+  });
+}
+
 describe('the blueprint’s citations', () => {
   it('default to none, and parse like preconditions', () => {
     const parsed = parseBlueprint(blueprint(2));
@@ -111,30 +154,12 @@ describe('the claim-to-source check before a write that cites sources', () => {
   });
 
   it('checks again before resending a write that failed: a source retracted during the backoff is caught', async () => {
-    let world: ResearchWorld | undefined;
-    let failed = false;
     // The first submit fails transiently, and the dataset is retracted as it does.
-    const failOnce = (call: Readonly<WireCall>): WireAction | undefined => {
-      if (call.tool !== 'submit_answer' || failed) return undefined;
-      failed = true;
-      world?.applyStaleChange('source-retracted', { source_id: DATASET });
-      return {
-        kind: 'respond',
-        fault: 'transient',
-        result: {
-          isError: true,
-          content: [{ type: 'text', text: 'try again' }],
-          _meta: { [META.error]: { class: 'transient', message: 'try again' } },
-        },
-      };
-    };
-    const r = await run({
-      claims: [SHARE],
-      between: (w) => {
-        world = w;
-      },
-      later: failOnce,
-    });
+    const r = await runRetracting(
+      [SHARE],
+      (call) => call.tool === 'submit_answer',
+      refusal('transient', 'transient', 'try again'),
+    );
 
     expect(r.submitted.map((a) => a.status)).toEqual(['answered', 'unresolved']);
     expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
@@ -143,30 +168,14 @@ describe('the claim-to-source check before a write that cites sources', () => {
   });
 
   it('checks every citation again when one check had to wait: a source retracted meanwhile is caught', async () => {
-    let world: ResearchWorld | undefined;
     let reads = 0;
     // Checks of two sources are not atomic. The check of the article (the second check) is
     // rate-limited, and the dataset, already checked, is retracted while the run waits.
-    const limitArticleCheck = (call: Readonly<WireCall>): WireAction | undefined => {
-      if (call.tool !== 'read_source' || ++reads !== 2) return undefined;
-      world?.applyStaleChange('source-retracted', { source_id: DATASET });
-      return {
-        kind: 'respond',
-        fault: 'rate-limit',
-        result: {
-          isError: true,
-          content: [{ type: 'text', text: 'slow down' }],
-          _meta: { [META.error]: { class: 'rate_limited', message: 'slow down' } },
-        },
-      };
-    };
-    const r = await run({
-      claims: [SHARE, SHARE_FROM_ARTICLE],
-      between: (w) => {
-        world = w;
-      },
-      later: limitArticleCheck,
-    });
+    const r = await runRetracting(
+      [SHARE, SHARE_FROM_ARTICLE],
+      (call) => call.tool === 'read_source' && ++reads === 2,
+      refusal('rate-limit', 'rate_limited', 'slow down'),
+    );
 
     // The plan's read, the two checks (the second retried), then both checks again, and the
     // fallback filed.
@@ -187,21 +196,10 @@ describe('the claim-to-source check before a write that cites sources', () => {
   });
 
   it('asks whether a write that timed out landed, and checks its citations before sending it again', async () => {
-    let world: ResearchWorld | undefined;
-    let dropped = false;
     // The first submit never reaches the world and no reply comes; the dataset is retracted.
-    const dropFirst = (call: Readonly<WireCall>): WireAction | undefined => {
-      if (call.tool !== 'submit_answer' || dropped) return undefined;
-      dropped = true;
-      world?.applyStaleChange('source-retracted', { source_id: DATASET });
-      return { kind: 'drop-request', fault: 'timeout' };
-    };
-    const r = await run({
-      claims: [SHARE],
-      between: (w) => {
-        world = w;
-      },
-      later: dropFirst,
+    const r = await runRetracting([SHARE], (call) => call.tool === 'submit_answer', {
+      kind: 'drop-request',
+      fault: 'timeout',
     });
 
     // A resend under the same key would have filed the retracted citation.
@@ -246,21 +244,7 @@ describe('the claim-to-source check before a write that cites sources', () => {
     // runtime taking this for a citation that no longer holds, and filing "unresolved").
     const limited = (call: Readonly<WireCall>): WireAction | undefined =>
       call.tool === 'read_source'
-        ? {
-            kind: 'respond',
-            fault: 'rate-limit',
-            result: {
-              isError: true,
-              content: [{ type: 'text', text: 'rate limit exceeded' }],
-              _meta: {
-                [META.error]: {
-                  class: 'rate_limited',
-                  message: 'rate limit exceeded',
-                  retryAfterMs: 1_000,
-                },
-              },
-            },
-          }
+        ? refusal('rate-limit', 'rate_limited', 'rate limit exceeded', { retryAfterMs: 1_000 })
         : undefined;
     const r = await run({ claims: [SHARE], later: limited });
 
