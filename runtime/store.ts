@@ -17,8 +17,13 @@ import type { StopReason } from './contract.js';
 
 type Row = Record<string, unknown>;
 
-/** An empty, migrated store, the starting image of every new in-memory store. */
-let emptyImage: Buffer | undefined;
+/**
+ * Connections of closed in-memory stores that started empty, emptied again, kept with the
+ * statements prepared on them: opening a store costs a connection, loading the schema and
+ * preparing every statement again, a tenth of an explored run.
+ */
+const spareConnections: Database.Database[] = [];
+const SPARE_CONNECTIONS = 4;
 
 export type NewRun = Omit<
   RunRecord,
@@ -78,46 +83,39 @@ const parse = <T>(v: unknown, fallback: T): T =>
  * ```
  */
 export class RunStore {
-  private readonly stmts;
-  private readonly reads;
+  private readonly statements: Statements;
+  private closed = false;
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly connection: Database.Database,
     readonly path: string,
+    /** An in-memory store that started empty: it keeps its work in one outer transaction. */
+    private readonly reusable = false,
   ) {
-    this.commitTx = db.transaction((runId: string, change: Change) =>
+    this.commitTx = connection.transaction((runId: string, change: Change) =>
       this.applyChange(runId, change),
     );
-    const recordsOf = (column: string) => () =>
-      db.prepare(
-        `SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`,
-      );
-    this.stmts = lazyStatements({
-      runState: () => db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
-      hasRun: () => db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck(),
-      lastSeq: () => db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
-      updateRun: () =>
-        db.prepare(
-          `UPDATE run_state SET state = ?,
-           stop_reason = COALESCE(?, stop_reason), stop_detail = COALESCE(?, stop_detail),
-           plan_version = plan_version + ?, compensation_owed = COALESCE(?, compensation_owed)
-         WHERE run_id = ?`,
-        ),
-      insertEvent: () =>
-        db.prepare(
-          `INSERT INTO events (run_id, seq, at, type, from_state, to_state, reason, operation_id, action_id,
-           input_refs, evidence_refs, policy_rule, request_id, idempotency_key, result_class, budget_delta,
-           operator_action, data, action_json, evidence_json, approval_json, checkpoint_json, plan_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ),
-    });
-    this.reads = lazyStatements({
-      action: recordsOf('action_json'),
-      evidence: recordsOf('evidence_json'),
-      approval: recordsOf('approval_json'),
-      checkpoint: recordsOf('checkpoint_json'),
-      plan: recordsOf('plan_json'),
-    });
+    this.statements = statementsFor(connection);
+  }
+
+  /** A closed store is never used again: its in-memory connection may serve another store. */
+  private ensureOpen(): void {
+    if (this.closed) throw new TypeError(`The store ${this.path} is closed`);
+  }
+
+  private get db(): Database.Database {
+    this.ensureOpen();
+    return this.connection;
+  }
+
+  private get stmts(): Statements['stmts'] {
+    this.ensureOpen();
+    return this.statements.stmts;
+  }
+
+  private get reads(): Statements['reads'] {
+    this.ensureOpen();
+    return this.statements.reads;
   }
 
   /** Opens (creating or migrating) a store file; `':memory:'` for a throwaway one. */
@@ -129,7 +127,8 @@ export class RunStore {
    * Opens a store held in memory, empty or from an `image` that {@link serialize} took: the
    * same schema, transactions and checks as a file, without the disk. Exploration keeps each
    * run's image between incarnations, so a crash loses exactly what a killed process would —
-   * nothing committed.
+   * nothing committed. A store that started empty gives its connection, emptied, with its
+   * statements prepared, to the next one when it is closed.
    *
    * @example
    * ```ts
@@ -140,18 +139,24 @@ export class RunStore {
    * ```
    */
   static openInMemory(image?: Buffer, label = ':memory:'): RunStore {
-    // A new store starts from an empty one migrated once, rather than running the schema again.
-    emptyImage ??= RunStore.prepare(new Database(':memory:'), label, true).serializeAndClose();
-    return RunStore.prepare(new Database(image ?? emptyImage), label, true);
+    if (image) return RunStore.prepare(new Database(image), label, true);
+    const spare = spareConnections.pop();
+    if (spare) return new RunStore(spare, label, true);
+    // A plain in-memory database (one opened from an image would serialize without the open
+    // transaction's pages). Its work goes into one outer transaction, never committed: each
+    // change is a savepoint in it (what `serialize` takes is what the changes released), and
+    // closing rolls it all back, which leaves the connection empty for the next store.
+    const store = RunStore.prepare(new Database(':memory:'), label, true, true);
+    store.connection.exec('BEGIN');
+    return store;
   }
 
-  private serializeAndClose(): Buffer {
-    const image = this.serialize();
-    this.close();
-    return image;
-  }
-
-  private static prepare(db: Database.Database, path: string, inMemory = false): RunStore {
+  private static prepare(
+    db: Database.Database,
+    path: string,
+    inMemory = false,
+    reusable = false,
+  ): RunStore {
     try {
       // A journal mode and a sync level mean nothing without a file.
       if (!inMemory) {
@@ -160,7 +165,7 @@ export class RunStore {
       }
       db.pragma('foreign_keys = ON');
       migrate(db, path);
-      return new RunStore(db, path);
+      return new RunStore(db, path, reusable);
     } catch (error) {
       db.close();
       throw error;
@@ -173,11 +178,21 @@ export class RunStore {
   }
 
   get isOpen(): boolean {
-    return this.db.open;
+    return !this.closed && this.connection.open;
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (this.closed) return;
+    this.closed = true;
+    const db = this.connection;
+    if (!db.open) return;
+    if (this.reusable && db.inTransaction && spareConnections.length < SPARE_CONNECTIONS) {
+      db.exec('ROLLBACK');
+      db.exec('BEGIN');
+      spareConnections.push(db);
+      return;
+    }
+    db.close();
   }
 
   /**
@@ -188,31 +203,24 @@ export class RunStore {
   createRun(run: NewRun, event: EventInput): RunRecord {
     const inputJson = JSON.stringify(run.input);
     this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO runs (id, mode, objective, contract_json, contract_version, contract_hash,
-             blueprint_json, blueprint_version, blueprint_hash, model_version, prompt_version, policy_version,
-             tool_schemas_hash, input_json, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          run.id,
-          run.mode,
-          run.objective,
-          JSON.stringify(run.contract),
-          run.versions.contract,
-          run.versions.contractHash,
-          JSON.stringify(run.blueprint),
-          run.versions.blueprint,
-          run.versions.blueprintHash,
-          run.versions.model,
-          run.versions.prompt,
-          run.versions.policy,
-          run.versions.toolSchemasHash,
-          inputJson,
-          run.createdAt,
-        );
-      this.db.prepare(`INSERT INTO run_state (run_id, state) VALUES (?, 'created')`).run(run.id);
+      this.stmts.insertRun.run(
+        run.id,
+        run.mode,
+        run.objective,
+        JSON.stringify(run.contract),
+        run.versions.contract,
+        run.versions.contractHash,
+        JSON.stringify(run.blueprint),
+        run.versions.blueprint,
+        run.versions.blueprintHash,
+        run.versions.model,
+        run.versions.prompt,
+        run.versions.policy,
+        run.versions.toolSchemasHash,
+        inputJson,
+        run.createdAt,
+      );
+      this.stmts.insertRunState.run(run.id);
       this.stmts.insertEvent.run(
         run.id,
         1,
@@ -347,7 +355,7 @@ export class RunStore {
   }
 
   getRun(runId: string): RunRecord | undefined {
-    const r = this.db.prepare(`${RUN_SELECT} WHERE runs.id = ?`).get(runId) as Row | undefined;
+    const r = this.stmts.run.get(runId) as Row | undefined;
     return r ? toRun(r) : undefined;
   }
 
@@ -358,9 +366,7 @@ export class RunStore {
   }
 
   events(runId: string): EventRecord[] {
-    return (
-      this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq').all(runId) as Row[]
-    ).map((r) => ({
+    return (this.reads.events.all(runId) as Row[]).map((r) => ({
       runId: r.run_id as string,
       seq: r.seq as number,
       at: r.at as number,
@@ -444,6 +450,77 @@ export class RunStore {
       return { runId, seq: r.seq, at: r.at, boundary: c.boundary, state: c.state, data: c.data };
     });
   }
+}
+
+/** The statements of one connection, prepared the first time each is used, kept with it. */
+interface Statements {
+  readonly stmts: Record<
+    | 'runState'
+    | 'hasRun'
+    | 'run'
+    | 'insertRun'
+    | 'insertRunState'
+    | 'lastSeq'
+    | 'updateRun'
+    | 'insertEvent',
+    Database.Statement
+  >;
+  readonly reads: Record<
+    'events' | 'action' | 'evidence' | 'approval' | 'checkpoint' | 'plan',
+    Database.Statement
+  >;
+}
+
+const preparedOn = new WeakMap<Database.Database, Statements>();
+
+function statementsFor(db: Database.Database): Statements {
+  const known = preparedOn.get(db);
+  if (known) return known;
+  const recordsOf = (column: string) => () =>
+    db.prepare(
+      `SELECT seq, at, ${column} AS record FROM events WHERE run_id = ? AND ${column} IS NOT NULL ORDER BY seq`,
+    );
+  const made: Statements = {
+    stmts: lazyStatements({
+      runState: () => db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
+      hasRun: () => db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck(),
+      run: () => db.prepare(`${RUN_SELECT} WHERE runs.id = ?`),
+      insertRun: () =>
+        db.prepare(
+          `INSERT INTO runs (id, mode, objective, contract_json, contract_version, contract_hash,
+             blueprint_json, blueprint_version, blueprint_hash, model_version, prompt_version, policy_version,
+             tool_schemas_hash, input_json, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ),
+      insertRunState: () =>
+        db.prepare(`INSERT INTO run_state (run_id, state) VALUES (?, 'created')`),
+      lastSeq: () => db.prepare('SELECT MAX(seq) FROM events WHERE run_id = ?').pluck(),
+      updateRun: () =>
+        db.prepare(
+          `UPDATE run_state SET state = ?,
+           stop_reason = COALESCE(?, stop_reason), stop_detail = COALESCE(?, stop_detail),
+           plan_version = plan_version + ?, compensation_owed = COALESCE(?, compensation_owed)
+         WHERE run_id = ?`,
+        ),
+      insertEvent: () =>
+        db.prepare(
+          `INSERT INTO events (run_id, seq, at, type, from_state, to_state, reason, operation_id, action_id,
+           input_refs, evidence_refs, policy_rule, request_id, idempotency_key, result_class, budget_delta,
+           operator_action, data, action_json, evidence_json, approval_json, checkpoint_json, plan_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ),
+    }),
+    reads: lazyStatements({
+      events: () => db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      action: recordsOf('action_json'),
+      evidence: recordsOf('evidence_json'),
+      approval: recordsOf('approval_json'),
+      checkpoint: recordsOf('checkpoint_json'),
+      plan: recordsOf('plan_json'),
+    }),
+  };
+  preparedOn.set(db, made);
+  return made;
 }
 
 function checkOwner(runId: string, record: { runId: string } | undefined): void {

@@ -748,3 +748,31 @@ describe('RunStore durability', () => {
     expect(store?.getRun('run-1')?.state).toBe('created');
   });
 });
+
+describe('RunStore in memory', () => {
+  it('keeps what it committed in its image, and gives its emptied connection to the next store', () => {
+    const first = RunStore.openInMemory();
+    first.createRun(newRun('run-1'), { type: 'run.created' });
+    // A refused change leaves the committed ones alone, in the image too.
+    expect(() => first.commit('run-1', { at: 2, to: 'completed', event: { type: 'bad' } })).toThrow(
+      /created/,
+    );
+    first.commit('run-1', { at: 2, to: 'planned', event: { type: 'plan' } });
+    const image = first.serialize();
+    first.close();
+
+    const next = RunStore.openInMemory();
+    const restored = RunStore.openInMemory(image, 'run-1.db');
+    try {
+      expect(first.isOpen).toBe(false);
+      expect(() => first.getRun('run-1')).toThrow(/closed/);
+      expect(next.isOpen).toBe(true);
+      expect(next.listRuns()).toEqual([]);
+      expect(restored.events('run-1').map((e) => e.type)).toEqual(['run.created', 'plan']);
+      expect(restored.getRun('run-1')?.state).toBe('planned');
+    } finally {
+      next.close();
+      restored.close();
+    }
+  });
+});
