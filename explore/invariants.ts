@@ -290,7 +290,7 @@ function changedUnseen(
     // A change made at a call happened after the call was sent and before the world handled
     // it: on the filing itself, no run could see it. One made at a time happened before every
     // call sent from then on: a run that waited before filing could have read again.
-    const cause = t.faults.fired.find((f) => f.effects?.includes(e.seq));
+    const cause = ctx.causeOf(e.seq);
     const callId = cause?.callId ?? null;
     const at = callId !== null ? ctx.position(callId) : firstAt(ctx, cause?.at ?? e.at);
     return at > filing || (callId !== null && at === filing) || (untouched && at > read);

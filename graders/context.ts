@@ -1,6 +1,7 @@
 import {
   canonicalJson,
   faultSchema,
+  requestKey,
   type AgentRecords,
   type Fault,
   type FiredFault,
@@ -47,11 +48,13 @@ export interface GradeContext {
    * contract's retry budget counts, seen from the wire.
    */
   readonly retries: ReadonlySet<string>;
+  /** The fired fault that made the ledger effect `seq` (a colleague's change, say), if one did. */
+  causeOf(seq: number): FiredFault | undefined;
 }
 
 /** Two calls are the same request when tool and (canonical) arguments are equal. */
 export function callKey(call: Pick<WireCallRecord, 'tool' | 'args'>): string {
-  return `${call.tool}\u0000${canonicalJson(call.args)}`;
+  return requestKey(call.tool, call.args);
 }
 
 /** True when every field of `subset` equals the same field of `args`. */
@@ -80,11 +83,18 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
     if (previous && previous.outcome.type !== 'ok') retries.add(call.callId);
     last.set(key, call);
   }
+  let causes: Map<number, FiredFault> | undefined;
   return {
     scenario,
     trajectory,
     calls,
     retries,
+    causeOf(seq) {
+      causes ??= new Map(
+        trajectory.faults.fired.flatMap((f) => (f.effects ?? []).map((e) => [e, f] as const)),
+      );
+      return causes.get(seq);
+    },
     records: asRecords(trajectory.agentRecords),
     faults: planned.map((fault, index) => ({
       index,

@@ -8,6 +8,22 @@ import { callKey, type GradeContext } from './context.js';
 import { finding, grade, type Finding, type Grade } from './grade.js';
 
 /**
+ * Whether the run could have seen the effect `other` (not its own) before its write that made
+ * effect `own`. Only a change a fault made on one of the run's calls is placed among them: the
+ * run could see it unless it landed on that write's own request (or later). Any other change —
+ * the scene's, or one made while the run waited — was there for the run's next call to see.
+ */
+function couldSee(ctx: GradeContext): (other: number, own: number) => boolean {
+  const entries = new Map(ctx.trajectory.ledger.map((e) => [e.seq, e]));
+  return (other, own) => {
+    const fault = ctx.causeOf(other);
+    const write = ctx.position(entries.get(own)?.requestId ?? '');
+    if (!fault || fault.callId === null || write < 0) return true;
+    return ctx.position(fault.callId) < write;
+  };
+}
+
+/**
  * State integrity. Black-box, from the world's ledger and the wire: no logical effect applied
  * twice (two live entries with one effect identity the world declared, whatever keys were
  * sent); every effect traces to a call the run made; nothing applied for a request sent after
@@ -15,25 +31,6 @@ import { finding, grade, type Finding, type Grade } from './grade.js';
  * accounted for by an action record, every transition legal, the records replay to the state
  * the run ended in, and checkpoints at the semantic boundaries the run crossed.
  */
-/**
- * Whether the run could have seen the effect `other` (not its own) before its write that made
- * effect `own`. Only a change a fault made on one of the run's calls is placed among them: the
- * run could see it unless it landed on that write's own request (or later). Any other change —
- * the scene's, or one made while the run waited — was there for the run's next call to see.
- */
-function couldSee(ctx: GradeContext): (other: number, own: number) => boolean {
-  const byEffect = new Map<number, { callId: string | null; at: number }>();
-  for (const f of ctx.trajectory.faults.fired)
-    for (const seq of f.effects ?? []) byEffect.set(seq, { callId: f.callId, at: f.at });
-  const entries = new Map(ctx.trajectory.ledger.map((e) => [e.seq, e]));
-  return (other, own) => {
-    const fault = byEffect.get(other);
-    const write = ctx.position(entries.get(own)?.requestId ?? '');
-    if (!fault || fault.callId === null || write < 0) return true;
-    return ctx.position(fault.callId) < write;
-  };
-}
-
 export function gradeIntegrity(ctx: GradeContext): Grade {
   const t = ctx.trajectory;
   const findings: Finding[] = [];

@@ -32,10 +32,10 @@ export const operationSchema = z.strictObject({
   /**
    * Whether the write's effect is already in place, made by someone else (a colleague assigned
    * the ticket to the same person): a fresh read right before the write is sent, after its
-   * preconditions and citations. When it holds the write is not sent — sending it would make the effect twice
-   * — and the operation is recorded `skipped`, with the check as its reason, and the run goes on.
-   * A read that fails leaves the write to go ahead; one refused for lost access stops the run.
-   * Gated by the `fresh-read` safeguard (it is a fresh read or nothing).
+   * preconditions and citations. When it holds the write is not sent — sending it would make
+   * the effect twice — and the operation is recorded `skipped`, with the check as its reason,
+   * and the run goes on. A read that fails leaves the write to go ahead; one refused for lost
+   * access stops the run. Gated by the `fresh-read` safeguard (it is a fresh read or nothing).
    */
   alreadyDone: checkSchema.optional(),
   /** Read fresh right before a write; a failed one is `precondition_failed`. */

@@ -8,6 +8,14 @@ export function canonicalJson(value: unknown): string {
   return sorted === NOT_PLAIN ? JSON.stringify(value, sortKeys) : JSON.stringify(sorted);
 }
 
+/**
+ * One request as the wire tells requests apart: the tool and its arguments, canonically. Two
+ * calls with equal keys are the same request (a repeat of a failed one is a retry).
+ */
+export function requestKey(tool: string, args: unknown): string {
+  return `${tool}\u0000${canonicalJson(args)}`;
+}
+
 function sortKeys(_key: string, v: unknown): unknown {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
   return Object.fromEntries(

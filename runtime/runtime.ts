@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { parseBlueprint, type Blueprint, type Operation } from './blueprint.js';
 import type { Clock } from './clock.js';
-import { canonicalJson } from './canonical-json.js';
+import { requestKey } from './canonical-json.js';
 import { contentHash, parseContract, type Contract, type StopReason } from './contract.js';
 import type { RunCredential } from './credential.js';
 import type { CrashProbe, ProbeHandler } from './crash-probe.js';
@@ -1310,7 +1310,7 @@ export class ReferenceRuntime {
   /** Remembers whether a read came back ok, for {@link chargeRepeat}. Free while none failed. */
   private noteRead(tool: string, args: Record<string, unknown>, ok: boolean): void {
     if (ok && this.failedReads.size === 0) return;
-    const key = readKey(tool, args);
+    const key = requestKey(tool, args);
     if (ok) this.failedReads.delete(key);
     else this.failedReads.add(key);
   }
@@ -1326,7 +1326,8 @@ export class ReferenceRuntime {
     tool: string,
     args: Record<string, unknown>,
   ): Failure | undefined {
-    if (this.failedReads.size === 0 || !this.failedReads.has(readKey(tool, args))) return undefined;
+    if (this.failedReads.size === 0 || !this.failedReads.has(requestKey(tool, args)))
+      return undefined;
     if (this.safeguards.budgets && this.run.used.retries >= this.contract.budgets.retries)
       return {
         class: 'budget_exhausted',
@@ -1786,7 +1787,6 @@ export class ReferenceRuntime {
   /** Tool calls a write makes at the least (see {@link gate}). */
   private writeCalls(op: Operation, resend: boolean): number {
     const verify = this.mustVerify(op) ? op.postconditions.length : 0;
-    // A resend after a wait checks again whether the effect is in place.
     const inPlace = this.checksInPlace(op) ? 1 : 0;
     const cited = this.cites(op) ? op.citations.length : 0;
     // A resend after a wait checks its citations, and whether the effect is in place, again.
@@ -2061,9 +2061,4 @@ function sameArgs(a: Record<string, unknown> | undefined, b: Record<string, unkn
 /** Whether an action's result marks a write skipped because its effect was already in place. */
 function isAlreadyDone(result: unknown): boolean {
   return typeof result === 'object' && result !== null && 'alreadyDone' in result;
-}
-
-/** One read as the wire tells reads apart: the tool and its arguments, canonically. */
-function readKey(tool: string, args: Record<string, unknown>): string {
-  return `${tool}\u0000${canonicalJson(args)}`;
 }

@@ -4,7 +4,7 @@
  * trajectories, and judge with the same predicate language, transition table and approval
  * rule the contract is written in — never with a private copy that could drift.
  */
-export { canonicalJson } from '../runtime/canonical-json.js';
+export { canonicalJson, requestKey } from '../runtime/canonical-json.js';
 export type { Contract } from '../runtime/contract.js';
 export { approvalRequired } from '../runtime/policy.js';
 export { describePredicate, evaluate, type Predicate } from '../runtime/predicate.js';
