@@ -10,7 +10,7 @@ import { Executor, type CallOutcome, type CallRequest } from './executor.js';
 import { idempotencyKey, perSendKey } from './idempotency-key.js';
 import { noOperator, type Operator, type OperatorCommand } from './operator.js';
 import { proposalSchema, type Planner, type Proposal } from './planner.js';
-import { checkAction, type GateAction } from './policy.js';
+import { approvalRequired, checkAction, type GateAction } from './policy.js';
 import { evaluate, resolveValue } from './predicate.js';
 import { APPROVAL_TOKEN_META, META } from './protocol.js';
 import type {
@@ -1074,8 +1074,10 @@ export class ReferenceRuntime {
       evidenceRefs,
       token: null,
     };
+    // An undo asked for after a cancellation waits in `cancelled`: the run takes no new step.
+    const moves = this.run.state !== 'cancelled';
     this.commit({
-      to: 'waiting',
+      ...(moves ? { to: 'waiting' as const } : {}),
       event: {
         type: 'approval.requested',
         operationId: op.id,
@@ -1113,7 +1115,7 @@ export class ReferenceRuntime {
             decidedAt: this.clock.now(),
           };
     this.commit({
-      to: 'executing',
+      ...(moves ? { to: 'executing' as const } : {}),
       event: {
         type: decision.decision === 'granted' ? 'approval.granted' : 'approval.denied',
         operationId: op.id,
@@ -1526,14 +1528,25 @@ export class ReferenceRuntime {
       compensationOwed: compensable.length > 0,
     });
     if (compensate) {
-      let allDone = true;
+      const owed: string[] = [];
       for (const action of compensable.reverse())
-        allDone = (await this.compensateOne(action)) && allDone;
-      if (allDone) {
+        if (!(await this.compensateOne(action))) owed.push(action.operationId);
+      if (owed.length === 0) {
         this.commit({
           to: 'compensated',
           event: { type: 'run.compensated', reason: `compensated ${compensable.length} action(s)` },
           compensationOwed: false,
+        });
+      } else {
+        // The run stays cancelled with the compensation owed: a person takes it from here.
+        const detail = `${reason}; compensation owed for ${owed.join(', ')}, left to a person`;
+        this.commit({
+          event: {
+            type: 'run.compensation-owed',
+            reason: detail,
+            data: { compensationOwed: owed },
+          },
+          stop: { reason: 'cancelled', detail },
         });
       }
     }
@@ -1561,6 +1574,35 @@ export class ReferenceRuntime {
       idempotencyKey: key,
       compensates: original.id,
     };
+    // An undo is a write like any other: where the contract puts writes behind a person (every
+    // write in supervised mode), the undo waits for one too. Not approved, it is not sent: the
+    // compensation stays owed, for a person, rather than the run deciding alone to touch the
+    // world again.
+    const gated: GateAction = {
+      actionId: record.id,
+      tool: undo.tool,
+      kind: 'write',
+      args,
+      origin: 'compensation',
+    };
+    let approval: ApprovalRecord | undefined;
+    if (this.safeguards.approvals && approvalRequired(this.contract, gated)) {
+      approval = await this.obtainApproval(undo, args, 'compensation');
+      if (approval.status !== 'granted') {
+        this.commit({
+          event: {
+            type: 'action.failed',
+            operationId: undo.id,
+            actionId: record.id,
+            resultClass: 'approval_denied',
+            reason: `the undo of ${op.id} was not approved (${approval.reason ?? 'denied'}): compensation owed`,
+          },
+          action: { ...record, status: 'failed', errorClass: 'approval_denied' },
+        });
+        return false;
+      }
+      record.approvalId = approval.id;
+    }
     this.commit({
       event: {
         type: 'action.intended',
@@ -1571,10 +1613,12 @@ export class ReferenceRuntime {
       },
       action: record,
     });
+    const meta: Record<string, string> = { ...this.meta(undo.id), [META.idempotencyKey]: key };
+    if (approval?.token) meta[APPROVAL_TOKEN_META] = approval.token;
     const outcome = await this.executor.call({
       tool: undo.tool,
       args,
-      meta: { ...this.meta(undo.id), [META.idempotencyKey]: key },
+      meta,
       timeoutMs: this.callTimeoutMs,
     });
     if (outcome.kind !== 'ok') {
@@ -1600,6 +1644,9 @@ export class ReferenceRuntime {
       },
       action: { ...record, status: 'confirmed', result: outcome.result, attempts: 1 },
       used: { toolCalls: 1, externalWrites: 1 },
+      ...(approval
+        ? { approval: { ...approval, status: 'consumed' as const, consumedAt: this.clock.now() } }
+        : {}),
     });
     this.commit({
       event: {

@@ -257,3 +257,30 @@ describe('faultline run --agent', () => {
     );
   });
 });
+
+describe('faultline run --mode supervised', () => {
+  // Every write waits for a person in supervised mode, the undo after a cancellation included:
+  // the policy grader holds the runtime to that, so these scenarios fail if the undo goes out
+  // without an approval.
+  it('passes the scenarios that compensate after a cancellation, each undo approved first', () => {
+    const ran = faultlineFresh(
+      'run',
+      'crm/merge-duplicates',
+      'expenses/withdrawn-claim',
+      '--mode',
+      'supervised',
+    );
+
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    const compensating = rows(ran.stdout).filter(([, plan]) =>
+      ['cancelled-after-merge', 'withdrawn-after-payout'].includes(plan),
+    );
+    expect(compensating).toEqual([
+      ['crm/merge-duplicates', 'cancelled-after-merge', 'pass'],
+      ['expenses/withdrawn-claim', 'withdrawn-after-payout', 'pass'],
+    ]);
+    expect(rows(ran.stdout).every(([, , result]) => result === 'pass')).toBe(true);
+    expect(ran.stdout).not.toContain('approval-missing');
+  });
+});
