@@ -16,6 +16,16 @@ export const checkSchema = z.strictObject({
 export type Check = z.infer<typeof checkSchema>;
 
 /**
+ * A claim-to-source check. With `each`, a path to a list in the write's scope (`args.claims`),
+ * it is made once for every element of that list as the write is sent, the element named
+ * `cited` (`{ $ref: 'cited.source_id' }`): a claim a planner added is checked like the rest.
+ * Such a check is a rule about the tool's arguments, not one step's: it holds for every write
+ * to the same tool, whichever operation, or planner, sends it.
+ */
+export const citationCheckSchema = checkSchema.extend({ each: z.string().min(1).optional() });
+export type CitationCheck = z.infer<typeof citationCheckSchema>;
+
+/**
  * One step of work. Its `id` is stable across versions, replans and resumes: a write's
  * idempotency key is derived from it, never from a step counter.
  */
@@ -50,9 +60,11 @@ export const operationSchema = z.strictObject({
    * checks as its reason, and the run goes on, so a later operation whose `when` sees this one
    * absent (`{ path: '<id>', op: 'absent' }`) can fall back — say, to an "unresolved" answer —
    * rather than the run stopping. A read refused for lost access stops the run as a
-   * precondition's would. Gated by the `source-check` safeguard.
+   * precondition's would. Gated by the `source-check` safeguard. One with `each` checks every
+   * element of a list in the write's arguments, for every write to this tool (see
+   * {@link citationCheckSchema}).
    */
-  citations: z.array(checkSchema).default([]),
+  citations: z.array(citationCheckSchema).default([]),
   /** Whether the provider honours the idempotency key (then a retry with the same key is safe). */
   idempotent: z.boolean().default(false),
   /** A query that tells whether this write's effect exists: `found` holds over `fresh`. */

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { parseBlueprint, type Blueprint, type Operation } from './blueprint.js';
+import { parseBlueprint, type Blueprint, type CitationCheck, type Operation } from './blueprint.js';
+import { expandCitations, type ExpandedCitations } from './citation-checks.js';
 import type { Clock } from './clock.js';
 import { requestKey } from './canonical-json.js';
 import { contentHash, parseContract, type Contract, type StopReason } from './contract.js';
@@ -107,6 +108,8 @@ export class ReferenceRuntime {
   private blueprint!: Blueprint;
   /** The blueprint's operations by id (ids are unique: the blueprint schema checks). */
   private readonly operationsById = new Map<string, Operation>();
+  /** Citations with `each` by tool: they hold for every write to the tool (see {@link citationsFor}). */
+  private readonly toolCitations = new Map<string, CitationCheck[]>();
   private planner!: Planner;
   /** The planner when it is the runtime's own undecorated {@link ScriptedPlanner}. */
   private builtInPlanner: ScriptedPlanner | undefined;
@@ -596,7 +599,7 @@ export class ReferenceRuntime {
 
     // Claim-to-source checks, then whether someone else made the effect already, right before
     // the send. (The hot path skips an await when a write has neither check.)
-    if (this.cites(op) || this.checksInPlace(op)) {
+    if (this.cites(op, args) || this.checksInPlace(op)) {
       const checked = await this.checkBeforeSend(
         op,
         this.actionRecord(op.id, op.tool, 'write', args, 'skipped', origin),
@@ -758,7 +761,7 @@ export class ReferenceRuntime {
       if (!retried) return { ok: false, failure, operationId: op.id };
       // The write did not happen, and the world went on while the run waited: a cited source
       // may have changed, or a colleague made the effect, meanwhile.
-      if (this.cites(op) || this.checksInPlace(op)) {
+      if (this.cites(op, action.args) || this.checksInPlace(op)) {
         const checked = await this.checkBeforeSend(op, this.mustAction(op.id));
         if (checked) return checked;
       }
@@ -771,7 +774,8 @@ export class ReferenceRuntime {
    * send.
    */
   private async checkAbsent(op: Operation): Promise<StepResult | undefined> {
-    return this.cites(op) ? this.checkBeforeSend(op, this.mustAction(op.id)) : undefined;
+    const action = this.mustAction(op.id);
+    return this.cites(op, action.args) ? this.checkBeforeSend(op, action) : undefined;
   }
 
   /**
@@ -792,12 +796,12 @@ export class ReferenceRuntime {
       // A write never cites a source that no longer says what it is cited for. A failed check
       // is not an error to retry or replan: the write is skipped, with the reason, so the
       // blueprint's fallback (an operation whose `when` sees this one absent) runs.
-      const uncited = this.cites(op) && (await this.citationsFail(op, action));
+      const uncited = this.cites(op, action.args) && (await this.citationsFail(op, action));
       if (uncited) return uncited;
       // Someone else may have made the effect already: then sending would make it twice.
       const inPlace = this.checksInPlace(op) && (await this.alreadyInPlace(op, action));
       if (inPlace) return inPlace;
-      if (!this.cites(op) || this.run.used.retries === retries) return undefined;
+      if (!this.cites(op, action.args) || this.run.used.retries === retries) return undefined;
     }
   }
 
@@ -813,7 +817,12 @@ export class ReferenceRuntime {
     op: Operation,
     action: ActionRecord,
   ): Promise<StepResult | undefined> {
-    const cited = await this.checkFresh(op, op.citations, action.args, 'citation');
+    const { checks, malformed } = this.citationsFor(op, action.args);
+    // Citations over a value that is not a list cannot be checked: the write is not sent.
+    const cited: Verdict =
+      malformed.length > 0
+        ? { ok: false, failures: malformed }
+        : await this.checkFresh(op, checks, action.args, 'citation');
     const unread = cited.lostAccess ?? cited.unread;
     if (unread)
       return {
@@ -882,7 +891,11 @@ export class ReferenceRuntime {
     const action = this.mustAction(op.id);
     // A write that cites sources asks its query when it has one: a resend under the same key
     // would file citations checked before the wait, and a source may have changed since.
-    if (op.idempotent && this.safeguards.idempotency && !(this.cites(op) && op.reconcile))
+    if (
+      op.idempotent &&
+      this.safeguards.idempotency &&
+      !(this.cites(op, action.args) && op.reconcile)
+    )
       return 'resend';
     if (!op.reconcile) {
       return {
@@ -1702,10 +1715,14 @@ export class ReferenceRuntime {
     this.contract = contract;
     this.blueprint = blueprint;
     this.operationsById.clear();
+    this.toolCitations.clear();
     this.keys.clear();
     const stableKeys = this.safeguards.idempotency;
     for (const op of blueprint.operations) {
       this.operationsById.set(op.id, op);
+      const each = op.citations.filter((c) => c.each !== undefined);
+      if (each.length > 0)
+        this.toolCitations.set(op.tool, [...(this.toolCitations.get(op.tool) ?? []), ...each]);
       // Derived in one sweep, off the write path: a key never changes within a run.
       if (stableKeys && op.kind === 'write') this.keys.set(op.id, idempotencyKey(runId, op.id));
     }
@@ -1810,7 +1827,7 @@ export class ReferenceRuntime {
       args,
       origin,
     };
-    if (op.kind === 'write') action.calls = this.writeCalls(op, resend);
+    if (op.kind === 'write') action.calls = this.writeCalls(op, resend, args);
     return checkAction({
       contract: this.contract,
       action,
@@ -1821,9 +1838,24 @@ export class ReferenceRuntime {
     });
   }
 
-  /** Whether a write has claim-to-source checks to run (gated by `source-check`). */
-  private cites(op: Operation): boolean {
-    return op.citations.length > 0 && this.safeguards['source-check'];
+  /**
+   * The claim-to-source checks of a write sent with `args`: its operation's own, and every
+   * citation with `each` declared for its tool (by any operation of the blueprint), made
+   * concrete over the arguments as sent — so neither a claim a planner added nor a filing under
+   * another operation goes unchecked. None without the `source-check` safeguard.
+   */
+  private citationsFor(op: Operation, args: Record<string, unknown>): ExpandedCitations {
+    const perTool = this.toolCitations.get(op.tool);
+    if (!this.safeguards['source-check'] || (op.citations.length === 0 && !perTool))
+      return { checks: [], malformed: [] };
+    const own = op.citations.filter((c) => c.each === undefined);
+    return expandCitations([...own, ...(perTool ?? [])], { ...this.results, args });
+  }
+
+  /** Whether a write sent with `args` has claim-to-source checks to run. */
+  private cites(op: Operation, args: Record<string, unknown>): boolean {
+    const { checks, malformed } = this.citationsFor(op, args);
+    return checks.length > 0 || malformed.length > 0;
   }
 
   /** Whether a write has an `alreadyDone` check to run (gated by `fresh-read`). */
@@ -1832,10 +1864,10 @@ export class ReferenceRuntime {
   }
 
   /** Tool calls a write makes at the least (see {@link gate}). */
-  private writeCalls(op: Operation, resend: boolean): number {
+  private writeCalls(op: Operation, resend: boolean, args: Record<string, unknown>): number {
     const verify = this.mustVerify(op) ? op.postconditions.length : 0;
     const inPlace = this.checksInPlace(op) ? 1 : 0;
-    const cited = this.cites(op) ? op.citations.length : 0;
+    const cited = this.citationsFor(op, args).checks.length;
     // A resend after a wait checks its citations, and whether the effect is in place, again.
     if (resend) return cited + inPlace + 1 + verify;
     return op.preconditions.length + cited + inPlace + 1 + verify;

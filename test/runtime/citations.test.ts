@@ -3,6 +3,7 @@ import { parseBlueprint, type BlueprintInput } from '../../runtime/blueprint.js'
 import type { WireAction, WireCall } from '../../faults/wire-transport.js';
 import type { ContractInput } from '../../runtime/contract.js';
 import type { RunCredential } from '../../runtime/credential.js';
+import type { Planner, Proposal } from '../../runtime/planner.js';
 import { META } from '../../runtime/protocol.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
 import {
@@ -30,17 +31,14 @@ const contract: ContractInput = researchContract({
   objective: 'Answer q_5, each claim cited to a source that states it.',
 });
 
-/**
- * Read the dataset, file the answer with a citation check for each of its `count` claims, or
- * else file it unresolved.
- */
-function blueprint(count: number): BlueprintInput {
+/** Read the dataset, file the answer with a citation check for each of its claims, or else file it unresolved. */
+function blueprint(): BlueprintInput {
   return {
     id: 'cited-answer',
     version: '1',
     operations: [
       readSource('dataset', DATASET, 'Read the dataset'),
-      fileAnswer({ description: 'File the answer', count, summary: 'Yes.', when: { all: [] } }),
+      fileAnswer({ description: 'File the answer', summary: 'Yes.', when: { all: [] } }),
       fileUnresolved({ description: 'Or not', summary: 'Unresolved.', when: notFiled('answer') }),
     ],
   };
@@ -50,14 +48,16 @@ function blueprint(count: number): BlueprintInput {
 function run(options: {
   claims: readonly { claim_id: string; source_id: string }[];
   safeguards?: Partial<Safeguards>;
+  decoratePlanner?: (planner: Planner) => Planner;
   between?: (world: ResearchWorld, credential: RunCredential) => void;
   later?: (call: Readonly<WireCall>) => WireAction | undefined;
 }): Promise<ResearchRun> {
   return runResearch({
     contract,
-    blueprint: blueprint(options.claims.length),
+    blueprint: blueprint(),
     input: { question_id: QUESTION, claims: options.claims },
     ...(options.safeguards ? { safeguards: options.safeguards } : {}),
+    ...(options.decoratePlanner ? { decoratePlanner: options.decoratePlanner } : {}),
     ...(options.between ? { between: options.between } : {}),
     ...(options.later ? { later: options.later } : {}),
   });
@@ -107,12 +107,21 @@ function runRetracting(
 }
 
 describe('the blueprint’s citations', () => {
-  it('default to none, and parse like preconditions', () => {
-    const parsed = parseBlueprint(blueprint(2));
+  it('default to none, and parse like preconditions, with the list they check each element of', () => {
+    const parsed = parseBlueprint(blueprint());
 
     expect(parsed.operations[0]?.citations).toEqual([]);
-    expect(parsed.operations[1]?.citations).toHaveLength(2);
+    expect(parsed.operations[1]?.citations).toHaveLength(1);
     expect(parsed.operations[1]?.citations[0]?.read.tool).toBe('read_source');
+    expect(parsed.operations[1]?.citations[0]?.each).toBe('args.claims');
+  });
+
+  it('refuse an empty `each`, naming the field', () => {
+    const bad = blueprint();
+    const answer = bad.operations[1]!;
+    bad.operations[1] = { ...answer, citations: [{ ...answer.citations![0]!, each: '' }] };
+
+    expect(() => parseBlueprint(bad, 'bp.json')).toThrow(/operations\[1\]\.citations\[0\]\.each/);
   });
 });
 
@@ -149,7 +158,9 @@ describe('the claim-to-source check before a write that cites sources', () => {
     expect(answer).toMatchObject({ status: 'skipped', idempotencyKey: null });
     const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
     expect(skipped?.policyRule).toBe('source-check');
-    expect(skipped?.reason).toMatch(/^citation check failed: the source cited for claim 1/);
+    expect(skipped?.reason).toMatch(
+      /^citation check failed: the cited source still states the claim in support \(args\.claims\[0\] = \{"claim_id":"lfp-share-2024","source_id":"src_13"\}\)/,
+    );
     expect(r.world.state.answers.map((a) => a.status)).toEqual(['unresolved']);
   });
 
@@ -222,8 +233,8 @@ describe('the claim-to-source check before a write that cites sources', () => {
 
     expect(r.submitted.map((a) => a.status)).toEqual(['unresolved']);
     const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
-    expect(skipped?.reason).toMatch(/claim 2/);
-    expect(skipped?.reason).not.toMatch(/claim 1/);
+    expect(skipped?.reason).toContain('args.claims[1]');
+    expect(skipped?.reason).not.toContain('args.claims[0]');
   });
 
   it('stops for a person when the run may no longer read a cited source: lost access is no verdict on the source', async () => {
@@ -277,5 +288,143 @@ describe('the claim-to-source check before a write that cites sources', () => {
 
     expect(r.submitted.map((a) => a.status)).toEqual(['answered']);
     expect(r.calls.filter((c) => c.tool === 'read_source')).toHaveLength(1);
+  });
+});
+
+/** A planner that follows `inner` but rewrites what it proposes (a model that improvises). */
+function improvising(inner: Planner, rewrite: (proposal: Proposal) => Proposal): Planner {
+  return {
+    versions: inner.versions,
+    propose: async (context) => {
+      const { proposal, usage } = await inner.propose(context);
+      const rewritten = rewrite(proposal as Proposal);
+      return usage ? { proposal: rewritten, usage } : { proposal: rewritten };
+    },
+  };
+}
+
+/** The claims of every `submit_answer` sent. */
+function filedClaims(r: ResearchRun): unknown[] {
+  return r.submitted.flatMap((a) => (Array.isArray(a.claims) ? (a.claims as unknown[]) : []));
+}
+
+describe('claim-to-source checks over the filing as sent, not the blueprint’s list', () => {
+  it('checks a claim the planner added to the filing: one whose source does not state it is never filed', async () => {
+    // The blueprint was written for one claim; the planner files two, the second attributed to
+    // the article, which never states it.
+    const r = await run({
+      claims: [SHARE],
+      decoratePlanner: (inner) =>
+        improvising(inner, (p) =>
+          p.kind === 'act' && p.operationId === 'answer'
+            ? {
+                ...p,
+                args: { ...p.args, claims: [...(p.args.claims as unknown[]), CHINA_FROM_ARTICLE] },
+              }
+            : p,
+        ),
+    });
+
+    expect(filedClaims(r)).not.toContainEqual(CHINA_FROM_ARTICLE);
+    expect(r.submitted.map((a) => a.status)).toEqual(['unresolved']);
+    const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
+    expect(skipped?.policyRule).toBe('source-check');
+    expect(skipped?.reason).toContain(`"source_id":"${ARTICLE}"`);
+    expect(skipped?.reason).not.toContain(`"source_id":"${DATASET}"`);
+    // Both sources read fresh right before the (unsent) filing.
+    const checked = r.calls.filter(
+      (c, i) => c.tool === 'read_source' && i > 0 && r.calls[i - 1]?.tool !== 'submit_answer',
+    );
+    expect(checked.map((c) => c.args.source_id)).toEqual([DATASET, ARTICLE]);
+  });
+
+  it('files a claim the planner added when its source does state it, checking it first', async () => {
+    const r = await run({
+      claims: [SHARE],
+      decoratePlanner: (inner) =>
+        improvising(inner, (p) =>
+          p.kind === 'act' && p.operationId === 'answer'
+            ? {
+                ...p,
+                args: { ...p.args, claims: [...(p.args.claims as unknown[]), SHARE_FROM_ARTICLE] },
+              }
+            : p,
+        ),
+    });
+
+    expect(r.submitted.map((a) => a.claims)).toEqual([[SHARE, SHARE_FROM_ARTICLE]]);
+    expect(
+      r.calls.map((c) => `${c.tool}:${(c.args.source_id as string | undefined) ?? ''}`),
+    ).toEqual([
+      `read_source:${DATASET}`,
+      `read_source:${DATASET}`,
+      `read_source:${ARTICLE}`,
+      'submit_answer:',
+      'get_answer:',
+    ]);
+  });
+
+  it('does not send a filing whose claims are not a list: they cannot be checked', async () => {
+    const r = await run({
+      claims: [SHARE],
+      decoratePlanner: (inner) =>
+        improvising(inner, (p) =>
+          p.kind === 'act' && p.operationId === 'answer'
+            ? { ...p, args: { ...p.args, claims: { first: CHINA_FROM_ARTICLE } } }
+            : p,
+        ),
+    });
+
+    expect(r.submitted.map((a) => a.status)).toEqual(['unresolved']);
+    const skipped = r.events.find((e) => e.type === 'action.skipped' && e.operationId === 'answer');
+    expect(skipped?.reason).toMatch(/args\.claims is not a list/);
+  });
+
+  it('checks a filing the planner makes under an operation of its own, or under the fallback’s', async () => {
+    // Before the blueprint's steps, the planner files the unsupported claim twice: once as an
+    // operation the blueprint does not have, once through the fallback (which cites nothing).
+    const own: Proposal[] = [
+      {
+        kind: 'act',
+        operationId: 'quick-answer',
+        tool: 'submit_answer',
+        args: {
+          question_id: QUESTION,
+          status: 'answered',
+          claims: [CHINA_FROM_ARTICLE],
+          summary: 'Fast.',
+        },
+        origin: { kind: 'blueprint' },
+      },
+      {
+        kind: 'act',
+        operationId: 'unresolved',
+        tool: 'submit_answer',
+        args: {
+          question_id: QUESTION,
+          status: 'answered',
+          claims: [CHINA_FROM_ARTICLE],
+          summary: 'Also.',
+        },
+        origin: { kind: 'blueprint' },
+      },
+    ];
+    const r = await run({
+      claims: [SHARE],
+      decoratePlanner: (inner) => ({
+        versions: inner.versions,
+        propose: (context) => {
+          const next = own.shift();
+          return next ? Promise.resolve({ proposal: next }) : inner.propose(context);
+        },
+      }),
+    });
+
+    expect(filedClaims(r)).not.toContainEqual(CHINA_FROM_ARTICLE);
+    expect(r.submitted.map((a) => a.claims)).toEqual([[SHARE]]);
+    const skipped = r.events.filter(
+      (e) => e.type === 'action.skipped' && e.policyRule === 'source-check',
+    );
+    expect(skipped.map((e) => e.operationId)).toEqual(['quick-answer', 'unresolved']);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { WireFaultTransport, type WireAction, type WireCall } from '../../faults/wire-transport.js';
 import type { BlueprintInput } from '../../runtime/blueprint.js';
 import type { RunCredential } from '../../runtime/credential.js';
+import type { Planner } from '../../runtime/planner.js';
 import { parseContract, type ContractInput } from '../../runtime/contract.js';
 import { ReferenceRuntime, type RunOutcome } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
@@ -37,6 +38,8 @@ export async function runResearch(options: {
   blueprint: BlueprintInput;
   input: Record<string, unknown>;
   safeguards?: Partial<Safeguards>;
+  /** Wraps the runtime's planner (one that proposes what the blueprint does not say, say). */
+  decoratePlanner?: (planner: Planner) => Planner;
   between?: (world: ResearchWorld, credential: RunCredential) => void;
   /** A wire fault for the second call on (a refusal the world did not make, say). */
   later?: (call: Readonly<WireCall>) => WireAction | undefined;
@@ -67,6 +70,7 @@ export async function runResearch(options: {
       clock,
       credential,
       ...(options.safeguards ? { safeguards: options.safeguards } : {}),
+      ...(options.decoratePlanner ? { decoratePlanner: options.decoratePlanner } : {}),
     });
     const outcome = await runtime.start({
       runId: 'run-1',

@@ -1,4 +1,4 @@
-import type { Check, OperationInput } from '../../../runtime/blueprint.js';
+import type { Check, CitationCheck, OperationInput } from '../../../runtime/blueprint.js';
 import type { ContractInput } from '../../../runtime/contract.js';
 import type { Predicate } from '../../../runtime/predicate.js';
 
@@ -102,26 +102,26 @@ export function evidenceHolds(
 }
 
 /**
- * Claim-to-source checks for the first `count` claims of `args.claims`: each cited source,
- * read fresh, still states its claim in support.
+ * The claim-to-source check for every claim of `args.claims` as filed, however many there are:
+ * each cited source, read fresh, still states its claim in support. It holds for every
+ * `submit_answer`, whichever operation (or planner) files it.
  */
-export function citationChecks(count: number): Check[] {
-  return Array.from({ length: count }, (_, i) => ({
-    description: `the source cited for claim ${i + 1} still states it in support`,
-    read: { tool: 'read_source', args: { source_id: { $ref: `args.claims.${i}.source_id` } } },
-    expect: {
-      some: {
-        path: 'fresh.claims',
-        where: {
-          all: [
-            { path: 'item.claim_id', op: 'eq', value: { $ref: `args.claims.${i}.claim_id` } },
-            { path: 'item.stance', op: 'eq', value: 'supports' },
-          ],
-        },
+export const citedSourcesStateClaims: CitationCheck = {
+  description: 'the cited source still states the claim in support',
+  each: 'args.claims',
+  read: { tool: 'read_source', args: { source_id: { $ref: 'cited.source_id' } } },
+  expect: {
+    some: {
+      path: 'fresh.claims',
+      where: {
+        all: [
+          { path: 'item.claim_id', op: 'eq', value: { $ref: 'cited.claim_id' } },
+          { path: 'item.stance', op: 'eq', value: 'supports' },
+        ],
       },
     },
-  }));
-}
+  },
+};
 
 const answerRead = {
   tool: 'get_answer',
@@ -165,14 +165,13 @@ function submission(
 }
 
 /**
- * File the question as answered with the draft's claims (`input.claims`, `count` of them),
- * when `when` holds. Each cited source is read fresh right before: if one no longer states its
- * claim, the answer is not sent and the operation is skipped, so a fallback can run.
+ * File the question as answered with the draft's claims (`input.claims`), when `when` holds.
+ * Each cited source is read fresh right before: if one no longer states its claim, the answer
+ * is not sent and the operation is skipped, so a fallback can run.
  */
 export function fileAnswer(options: {
   id?: string;
   description: string;
-  count: number;
   summary: string;
   when: Predicate;
 }): OperationInput {
@@ -185,7 +184,7 @@ export function fileAnswer(options: {
       options.summary,
       options.when,
     ),
-    citations: citationChecks(options.count),
+    citations: [citedSourcesStateClaims],
   };
 }
 

@@ -54,7 +54,6 @@ export const droneInspectionMarket = defineScenario({
       readSource('news', NEWS_ARTICLE, 'Read the business journal article'),
       fileAnswer({
         description: 'File the market size and growth, each cited',
-        count: 2,
         summary:
           'US drone inspection services were a market of more than a billion dollars in 2024, growing in the high teens a year.',
         when: evidenceHolds(

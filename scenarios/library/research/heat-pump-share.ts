@@ -56,7 +56,6 @@ export const heatPumpShare = defineScenario({
       readSource('dataset', SALES_DATASET, 'Read the unit sales dataset'),
       fileAnswer({
         description: 'File the answer with the share and the sales trend, each cited',
-        count: 2,
         summary:
           'Air-to-water units were the majority of heat pumps sold in the EU in 2024, in a market that shrank from 2023.',
         when: evidenceHolds(

@@ -47,7 +47,6 @@ export const lfpBatteryShare = defineScenario({
       readSource('outlook', OUTLOOK, 'Read the supply chain outlook'),
       fileAnswer({
         description: 'File the answer, each claim cited',
-        count: 2,
         summary:
           'Yes: LFP cells passed 40% of EV battery capacity deployed in 2024, most of it in vehicles sold in China.',
         when: evidenceHolds(

@@ -62,7 +62,6 @@ export const payrollVendorDiligence = defineScenario({
       fileAnswer({
         id: 'recommend',
         description: 'File the recommendation, each claim cited, if the evidence holds',
-        count: 3,
         summary:
           'Recommended: SOC 2 Type II attested, no reportable breach since 2022, uptime commitment met throughout 2024.',
         when: evidenceHolds(

@@ -58,7 +58,6 @@ export const ppiClopidogrel = defineScenario({
       }),
       fileAnswer({
         description: "File the cohort's finding when no study contradicts it",
-        count: 1,
         summary:
           'A proton-pump inhibitor with clopidogrel is associated with more cardiovascular events.',
         when: settled,

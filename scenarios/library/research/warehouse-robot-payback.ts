@@ -53,7 +53,6 @@ export const warehouseRobotPayback = defineScenario({
       readSource('case-study', CASE_STUDY, 'Read the trade magazine case study'),
       fileAnswer({
         description: 'File the payback period and pick-rate gain, each cited',
-        count: 2,
         summary:
           'Mid-size warehouses report paying back mobile robot fleets in about two years, with markedly higher pick rates.',
         when: evidenceHolds(
