@@ -10,6 +10,9 @@
  * runs are also timed, with their grading, so quadratic work at the end of a run shows too.
  * Figures are printed, never asserted.
  *
+ * Part (b) runs the runtime alone over a journal, reads alternating with writes that each
+ * check a fresh read before and after: the same figures for a long run of checked writes.
+ *
  * `npx tsx bench/long-run.ts`; env: BENCH_STEPS (lengths, default 100,1000,3000), BENCH_ROUNDS
  * (default 3).
  */
@@ -17,11 +20,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gradeRun } from '../graders/index.js';
+import { systemClock } from '../runtime/clock.js';
 import type { Planner } from '../runtime/planner.js';
+import { ReferenceRuntime } from '../runtime/runtime.js';
+import { RunStore } from '../runtime/store.js';
 import type { AgentRun, AgentUnderTest } from '../scenarios/agent.js';
 import { ReferenceAgent } from '../scenarios/agents/reference.js';
 import { runTrial } from '../scenarios/engine.js';
+import { connectWorld } from '../scenarios/world/serve.js';
 import { HOSTILE_NOTE, longPartialRefund } from '../test/support/long-run.js';
+import { JournalWorld } from './bench-world.js';
 import { median } from './stats.js';
 
 const LENGTHS = (process.env.BENCH_STEPS ?? '100,1000,3000').split(',').map(Number);
@@ -88,15 +96,7 @@ async function measure(steps: number, outDir: string, positions: number[]): Prom
       `benchmark run went wrong: ${JSON.stringify(trajectory.outcome)} ${mismatches.join('; ')}`,
     );
   }
-  const at = new Map<number, number>();
-  for (const position of positions) {
-    const from = Math.max(1, position - WINDOW);
-    const to = Math.min(marks.length - 1, position + WINDOW);
-    if (position > marks.length || to <= from) continue;
-    const gaps: number[] = [];
-    for (let i = from; i <= to; i++) gaps.push((marks[i]! - marks[i - 1]!) * 1_000);
-    at.set(position, median(gaps));
-  }
+  const at = perStepAt(marks, positions);
   const parts: number[] = [];
   const size = Math.floor((marks.length - 1) / PARTS);
   for (let part = 0; part < PARTS && size > 0; part++) {
@@ -110,13 +110,96 @@ function spread(values: readonly number[]): string {
   return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
 }
 
+/** Per-step cost (µs) at `positions` from one run's proposal marks: median gap of ±WINDOW. */
+function perStepAt(marks: readonly number[], positions: readonly number[]): Map<number, number> {
+  const at = new Map<number, number>();
+  for (const position of positions) {
+    const from = Math.max(1, position - WINDOW);
+    const to = Math.min(marks.length - 1, position + WINDOW);
+    if (position > marks.length || to <= from) continue;
+    const gaps: number[] = [];
+    for (let i = from; i <= to; i++) gaps.push((marks[i]! - marks[i - 1]!) * 1_000);
+    at.set(position, median(gaps));
+  }
+  return at;
+}
+
+const check = {
+  description: 'the journal answers',
+  read: { tool: 'count_entries', args: {} },
+  expect: { path: 'fresh.count', op: 'gte' as const, value: 0 },
+};
+
+/** Part (b): the runtime over a journal, `steps` operations, every other one a checked write. */
+async function checkedWrites(steps: number): Promise<number[]> {
+  const world = new JournalWorld({ seed: 1, clock: systemClock });
+  const connection = await connectWorld(world);
+  const store = RunStore.openInMemory(undefined, 'long-run');
+  const marks: number[] = [];
+  const runtime = new ReferenceRuntime({
+    store,
+    client: connection.client,
+    clock: systemClock,
+    credential: world.credentials.issue(
+      'bench',
+      { tools: ['append_entry', 'count_entries'], resources: {} },
+      3_600_000,
+    ),
+    decoratePlanner: (planner: Planner): Planner => ({
+      versions: planner.versions,
+      propose: (context) => {
+        marks.push(performance.now());
+        return planner.propose(context);
+      },
+    }),
+  });
+  const outcome = await runtime.start({
+    runId: 'bench',
+    contract: {
+      version: '1',
+      objective: 'Append entries to the journal, checking it before and after each',
+      decisionBoundary: 'execute',
+      authority: { tools: { append_entry: { risk: 'low' }, count_entries: { risk: 'read' } } },
+      autonomy: 'bounded',
+      budgets: {
+        toolCalls: steps * 4,
+        retries: 10,
+        externalWrites: steps,
+        virtualTimeMs: 3_600_000,
+      },
+    },
+    blueprint: {
+      id: 'checked-journal',
+      version: '1',
+      operations: Array.from({ length: steps }, (_, i) =>
+        i % 2 === 0
+          ? { id: `count-${i}`, tool: 'count_entries', kind: 'read', args: {} }
+          : {
+              id: `append-${i}`,
+              tool: 'append_entry',
+              kind: 'write',
+              args: { id: `e${i}`, payload: 'x' },
+              idempotent: true,
+              preconditions: [check],
+              postconditions: [check],
+            },
+      ),
+    },
+  });
+  store.close();
+  await connection.close();
+  if (outcome.state !== 'completed')
+    throw new Error(`part (b) did not complete: ${JSON.stringify(outcome)}`);
+  return marks;
+}
+
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
 try {
   const positions = [...new Set([100, ...LENGTHS])].sort((a, b) => a - b);
   const longest = Math.max(...LENGTHS);
   await measure(100, outDir, []); // warm up the JIT and the SDK's caches
   console.log(
-    `long run with a hostile document (refunds, hostile-note; ${ROUNDS} rounds, median and min–max)`,
+    `(a) long run with a hostile document (refunds, hostile-note; ${ROUNDS} rounds, median and min–max)`,
   );
   const perStep = new Map<number, number[]>(positions.map((p) => [p, []]));
   const profiles: number[][] = [];
@@ -150,6 +233,23 @@ try {
       ) +
       ' µs',
   );
+
+  await checkedWrites(100); // warm up
+  const written = new Map<number, number[]>(positions.map((p) => [p, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const marks = await checkedWrites(longest);
+    for (const [p, us] of perStepAt(marks, positions)) written.get(p)!.push(us);
+  }
+  console.log(
+    `(b) checked writes, the runtime alone: per-step cost inside one ${longest}-step run`,
+  );
+  const writeBase = median(written.get(100)!);
+  for (const [p, values] of written) {
+    const us = median(values);
+    console.log(
+      `    step ${String(p).padStart(6)}: ${us.toFixed(0)} µs (${spread(values)})  ratio to step 100: ${(us / writeBase).toFixed(2)}×`,
+    );
+  }
 } finally {
   rmSync(outDir, { recursive: true, force: true });
 }
