@@ -3,7 +3,7 @@ import type { Clock } from '../runtime/clock.js';
 import { defineTool, type ToolDefinition } from '../scenarios/world/tool-definition.js';
 import { World } from '../scenarios/world/world.js';
 
-/** The smallest world with a real write: append an entry to a journal, keyed for idempotency. */
+/** The smallest world with a real write: append an entry to a journal, keyed for idempotency, and count them. */
 export class JournalWorld extends World<{ entries: { id: string; payload: string }[] }> {
   readonly name = 'journal';
   private readonly catalog: readonly ToolDefinition[];
@@ -23,6 +23,14 @@ export class JournalWorld extends World<{ entries: { id: string; payload: string
           ctx.apply(`entry:${args.id}`, { id: args.id });
           return { id: args.id, position: this.state.entries.length };
         },
+      }),
+      defineTool({
+        name: 'count_entries',
+        description: 'How many entries the journal holds.',
+        kind: 'read',
+        input: z.object({}),
+        output: z.object({ count: z.number().int() }),
+        handle: () => ({ count: this.state.entries.length }),
       }),
     ];
   }

@@ -174,14 +174,17 @@ function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
       ),
     );
   }
+  // Collected once: a search of the events per action made grading a long run quadratic.
+  const settledActions = new Set<string>();
+  const readOperations = new Set<string>();
+  for (const ev of records.events) {
+    if ((ev.type === 'action.confirmed' || ev.type === 'action.reconciled') && ev.actionId !== null)
+      settledActions.add(ev.actionId);
+    if (ev.type === 'action.read' && ev.operationId !== null) readOperations.add(ev.operationId);
+  }
   for (const a of records.actions) {
     if (a.status !== 'confirmed' && a.status !== 'reconciled') continue;
-    const told = records.events.some(
-      (ev) =>
-        (ev.actionId === a.id &&
-          (ev.type === 'action.confirmed' || ev.type === 'action.reconciled')) ||
-        (ev.type === 'action.read' && ev.operationId === a.operationId),
-    );
+    const told = settledActions.has(a.id) || readOperations.has(a.operationId);
     if (!told) {
       out.push(
         finding(

@@ -54,9 +54,41 @@ export const predicateSchema: z.ZodType<Predicate> = z.lazy(() =>
 
 export type Scope = Readonly<Record<string, unknown>>;
 
+/** Scopes made by {@link extendScope}, each with the base it extends. */
+const bases = new WeakMap<object, Scope>();
+
+/**
+ * `base` with `extra` on top, as `{ ...base, ...extra }` reads, without copying `base`: a
+ * run's scope holds every operation's result, so a copy per check made each step of a long
+ * run cost O(n). Only the paths of this module see through to the base; spreading or listing
+ * the keys of an extended scope shows `extra` alone. (Not a prototype chain: V8 turns an
+ * object made a prototype into a form that costs O(n) to add a property to.)
+ *
+ * @example
+ * ```ts
+ * evaluate({ path: 'fresh.status', op: 'eq', value: 'paid' }, extendScope(scope, { fresh }));
+ * ```
+ */
+export function extendScope(base: Scope, extra: Readonly<Record<string, unknown>>): Scope {
+  const scope = { ...extra };
+  bases.set(scope, base);
+  return scope;
+}
+
+/** The layer of a scope that holds `key` as its own: the scope, or a base it extends. */
+function layerOf(scope: object, key: string): object {
+  let layer = scope;
+  for (let base = bases.get(layer); base && !Object.hasOwn(layer, key); base = bases.get(layer))
+    layer = base;
+  return layer;
+}
+
 /** Reads `a.b[0].c`-style dotted paths (array indices as plain segments: `a.b.0.c`). */
 export function readPath(scope: unknown, path: string): unknown {
-  let current: unknown = scope;
+  let current: unknown =
+    scope !== null && typeof scope === 'object' && bases.has(scope)
+      ? layerOf(scope, path.split('.', 1)[0] ?? '')
+      : scope;
   for (const segment of path.split('.')) {
     if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) {
       // Arrays expose their length; nothing else inherited is part of the data.
@@ -105,7 +137,7 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
     const items = readPath(scope, predicate.some.path);
     return (
       Array.isArray(items) &&
-      items.some((item) => evaluate(predicate.some.where, { ...scope, item }))
+      items.some((item) => evaluate(predicate.some.where, extendScope(scope, { item })))
     );
   }
   const actual = readPath(scope, predicate.path);

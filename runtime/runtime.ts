@@ -12,7 +12,7 @@ import { idempotencyKey, perSendKey } from './idempotency-key.js';
 import { noOperator, type Operator, type OperatorCommand } from './operator.js';
 import { proposalSchema, type Planner, type Proposal } from './planner.js';
 import { approvalRequired, checkAction, type GateAction } from './policy.js';
-import { evaluate, resolveValue } from './predicate.js';
+import { evaluate, extendScope, resolveValue } from './predicate.js';
 import { APPROVAL_TOKEN_META, META } from './protocol.js';
 import type {
   ActionOrigin,
@@ -911,7 +911,10 @@ export class ReferenceRuntime {
     const read = await this.freshRead(op.reconcile.read.tool, args, `${op.id}:reconcile`);
     if (!read.ok)
       return { unresolved: `reconcile query ${op.reconcile.read.tool} failed: ${read.message}` };
-    const found = evaluate(op.reconcile.found, { ...this.scope(action), fresh: read.result });
+    const found = evaluate(
+      op.reconcile.found,
+      extendScope(this.scope(action), { fresh: read.result }),
+    );
     if (!found) {
       this.commit({
         event: {
@@ -1153,7 +1156,7 @@ export class ReferenceRuntime {
     purpose: 'already-done' | 'precondition' | 'citation',
   ): Promise<Verdict> {
     if (checks.length === 0) return { ok: true, failures: [] };
-    const scope = { ...this.results, args };
+    const scope = extendScope(this.results, { args });
     const read: FreshRead = this.safeguards['fresh-read']
       ? (tool, a) => this.freshRead(tool, a, `${op.id}:${purpose}`)
       : (tool, a) => {
@@ -1979,10 +1982,9 @@ export class ReferenceRuntime {
   /** The run's input and each operation's latest result, by operation id. */
   private scope(action?: ActionRecord): Readonly<Record<string, unknown>> {
     if (!action) return this.results;
-    return {
-      ...this.results,
+    return extendScope(this.results, {
       action: { idempotency_key: action.idempotencyKey, args: action.args },
-    };
+    });
   }
 
   private rebuildResults(): void {

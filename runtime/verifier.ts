@@ -1,7 +1,7 @@
 import type { Check } from './blueprint.js';
 import type { Contract } from './contract.js';
 import type { FailureClass } from './failure-class.js';
-import { describePredicate, evaluate, resolveValue, type Scope } from './predicate.js';
+import { describePredicate, evaluate, extendScope, resolveValue, type Scope } from './predicate.js';
 
 /** Reads one tool fresh and returns its result, or a failure message (with its class when known). */
 export type FreshRead = (
@@ -53,7 +53,7 @@ export async function verifyChecks(
       unread ??= { class: fresh.class ?? 'transient', message: fresh.message };
       continue;
     }
-    if (!evaluate(check.expect, { ...scope, fresh: fresh.result })) {
+    if (!evaluate(check.expect, extendScope(scope, { fresh: fresh.result }))) {
       failures.push(`${check.description}: expected ${describePredicate(check.expect)}`);
     }
   }

@@ -41,7 +41,11 @@ export interface WorkingContext {
    * over a new list, so a planner may resume a scan of the same list where it stopped.
    */
   operations: readonly OperationView[];
-  /** Retrieved content, labelled with provenance; untrusted content is data, never instruction. */
+  /**
+   * Retrieved content, labelled with provenance; untrusted content is data, never instruction.
+   * The list may grow in place between calls, but no entry is changed or removed in place
+   * (that hands over a new list), so a planner may resume a scan of the same list.
+   */
   evidence: readonly {
     id: string;
     operationId: string | null;

@@ -276,24 +276,32 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         },
       })
     : undefined;
+  const wallLimitMs = options.wallLimitMs ?? 60_000;
+  // The watchdog of the incarnation running; every call and proposal checks its wall time.
+  let watch: Watchdog | undefined;
+  const decide: typeof injector.decide = (call) => {
+    watch?.check();
+    return injector.decide(call);
+  };
   let outcome: AgentOutcome & { hung: boolean };
   for (let incarnation = 0; ; incarnation++) {
     crashed = deferred();
     if (child) {
-      const watch = watchdog(clock, log, options.wallLimitMs ?? 60_000);
+      const watched = watchdog(clock, log, wallLimitMs, started);
+      watch = watched;
       const ended = await child
         .incarnation({
           resume: incarnation > 0,
-          wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
+          wrapServerTransport: (t) => (transport = new WireFaultTransport(t, decide, log)),
           crashAt: (probe, info) => {
             if (!injector.crashAt(probe, info)) return false;
             crashed.resolve({ probe, operation: info.operationId, mode: 'child' });
             return true;
           },
           crashed: crashed.promise,
-          watchdog: watch.hung,
+          watchdog: watched.hung,
         })
-        .finally(watch.stop);
+        .finally(watched.stop);
       if (ended.kind === 'crash') {
         crashes.push(ended.crash);
         continue;
@@ -307,7 +315,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       break;
     }
     const connection = await connectWorld(world, {
-      wrapServerTransport: (t) => (transport = new WireFaultTransport(t, injector.decide, log)),
+      wrapServerTransport: (t) => (transport = new WireFaultTransport(t, decide, log)),
     });
     const run: AgentRun = {
       runId,
@@ -330,7 +338,16 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       },
       decoratePlanner: (planner) => {
         const faulty = injector.decoratePlanner(gullible ? new GulliblePlanner(planner) : planner);
-        return scenario.model ? meteredPlanner(faulty, scenario.model) : faulty;
+        const planned = scenario.model ? meteredPlanner(faulty, scenario.model) : faulty;
+        return {
+          get versions() {
+            return planned.versions;
+          },
+          propose: (context) => {
+            watch?.check();
+            return planned.propose(context);
+          },
+        };
       },
     };
     const attempt = incarnation === 0 ? agent.start(run) : agent.resume(run);
@@ -338,12 +355,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       (o) => ({ kind: 'done' as const, o }),
       (error: unknown) => ({ kind: 'error' as const, error }),
     );
-    const watch = watchdog(clock, log, options.wallLimitMs ?? 60_000);
+    const watched = watchdog(clock, log, wallLimitMs, started);
+    watch = watched;
     const first = await Promise.race([
       finished,
       crashed.promise.then((c) => ({ kind: 'crash' as const, c })),
-      watch.hung,
-    ]).finally(watch.stop);
+      watched.hung,
+    ]).finally(watched.stop);
+    // A run still going when its time is up is told to stop, so it does not run on unseen.
+    if (first.kind === 'hung' && !deadline.signal.aborted) deadline.abort(new Error(first.reason));
     if (first.kind === 'crash') {
       agent.discard?.();
       await connection.close();
@@ -427,39 +447,53 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
 }
 
+/** Watches one incarnation for a hang: gone quiet for good, or out of the trial's wall time. */
+interface Watchdog {
+  readonly hung: Promise<{ kind: 'hung'; reason: string }>;
+  /**
+   * Checks the wall time now. The engine calls it on every call the agent makes and every
+   * proposal its planner is asked for: a run that never yields to the event loop (a world
+   * served in memory answers within the same turn) would otherwise never let the timer run.
+   */
+  readonly check: () => void;
+  readonly stop: () => void;
+}
+
 /**
- * Resolves when the run has gone quiet for good: no timers, no calls, no time passing. Its
- * timer keeps the process alive while it watches (an agent stuck on a promise nothing will
- * settle must be reported hung, not let the process exit); `stop` it once the race is over.
+ * Resolves when the run has gone quiet for good (no timers, no calls, no time passing) or the
+ * trial has used its wall time. Its timer keeps the process alive while it watches (an agent
+ * stuck on a promise nothing will settle must be reported hung, not let the process exit);
+ * `stop` it once the race is over.
  */
 function watchdog(
   clock: VirtualClock,
   log: WireLog,
   wallLimitMs: number,
-): { hung: Promise<{ kind: 'hung'; reason: string }>; stop: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<{ kind: 'hung'; reason: string }>((resolve) => {
-    const began = Date.now();
-    let last = '';
-    let quiet = 0;
-    timer = setInterval(() => {
-      const now = `${clock.now()}:${log.calls.length}:${clock.pendingTimers}`;
-      quiet = now === last && clock.pendingTimers === 0 ? quiet + 1 : 0;
-      last = now;
-      if (quiet >= 4 || Date.now() - began > wallLimitMs) {
-        clearInterval(timer);
-        resolve({
-          kind: 'hung',
-          reason:
-            quiet >= 4
-              ? 'the agent stopped making progress with nothing left to wait for'
-              : `no end after ${wallLimitMs} ms of wall time`,
-        });
-      }
-    }, 250);
-  });
+  /** When the trial began (`performance.now()`): the limit is the trial's, across restarts. */
+  began: number,
+): Watchdog {
+  let resolve!: (hung: { kind: 'hung'; reason: string }) => void;
+  const hung = new Promise<{ kind: 'hung'; reason: string }>((r) => (resolve = r));
+  const outOfTime = () => performance.now() - began > wallLimitMs;
+  const overtime = `no end after ${wallLimitMs} ms of wall time`;
+  let last = '';
+  let quiet = 0;
+  const timer = setInterval(() => {
+    const now = `${clock.now()}:${log.calls.length}:${clock.pendingTimers}`;
+    quiet = now === last && clock.pendingTimers === 0 ? quiet + 1 : 0;
+    last = now;
+    if (quiet >= 4) settle('the agent stopped making progress with nothing left to wait for');
+    else if (outOfTime()) settle(overtime);
+  }, 250);
+  const settle = (reason: string): void => {
+    clearInterval(timer);
+    resolve({ kind: 'hung', reason });
+  };
   return {
     hung,
+    check: () => {
+      if (outOfTime()) settle(overtime);
+    },
     stop: () => {
       clearInterval(timer);
     },

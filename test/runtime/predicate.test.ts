@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   describePredicate,
   evaluate,
+  extendScope,
   predicateSchema,
   readPath,
   refsOf,
@@ -282,5 +283,58 @@ describe('evaluate: absent values and object equality', () => {
     expect(readPath({ x: {} }, 'x.toString')).toBeUndefined();
     expect(evaluate({ path: 'x.__proto__', op: 'exists' }, { x: {} })).toBe(false);
     expect(readPath({ list: [1, 2, 3] }, 'list.length')).toBe(3);
+  });
+});
+
+/** `scope` behind a proxy that counts how often its keys are listed (as a copy must). */
+function counted(base: Scope): { scope: Scope; listings: () => number } {
+  let listings = 0;
+  const scope = new Proxy(base, {
+    ownKeys: (target) => {
+      listings++;
+      return Reflect.ownKeys(target);
+    },
+  });
+  return { scope, listings: () => listings };
+}
+
+describe('extendScope', () => {
+  it('reads as the base with the extra entries on top, however deep the layers', () => {
+    const fresh = { status: 'refunded' };
+    const extended = extendScope(extendScope(scope, { fresh }), { order: { status: 'void' } });
+
+    expect(readPath(extended, 'fresh.status')).toBe('refunded');
+    expect(readPath(extended, 'order.status')).toBe('void');
+    expect(readPath(extended, 'input.order_id')).toBe('ord_1');
+    expect(readPath(extended, 'missing')).toBeUndefined();
+    expect(readPath(extended, 'toString')).toBeUndefined();
+    expect(resolveValue({ $ref: 'input.limit' }, extended)).toBe(1_000);
+    expect(
+      evaluate({ path: 'fresh.status', op: 'ne', value: { $ref: 'order.status' } }, extended),
+    ).toBe(true);
+    // The base is left as it was.
+    expect(readPath(scope, 'fresh')).toBeUndefined();
+  });
+
+  it('never copies the base: a run’s scope grows with every result it holds', () => {
+    const { scope: base, listings } = counted(scope);
+
+    const fresh = evaluate(
+      { path: 'fresh.qty', op: 'eq', value: { $ref: 'order.items.1.qty' } },
+      extendScope(base, { fresh: { qty: 3 } }),
+    );
+    // Each item of `some` is judged over the scope plus the item.
+    const some = evaluate(
+      {
+        some: {
+          path: 'order.items',
+          where: { path: 'item.qty', op: 'gt', value: { $ref: 'order.items.0.qty' } },
+        },
+      },
+      base,
+    );
+
+    expect([fresh, some]).toEqual([true, true]);
+    expect(listings()).toBe(0);
   });
 });

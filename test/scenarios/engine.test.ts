@@ -12,6 +12,7 @@ import { WORLDS } from '../../scenarios/library/worlds.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import { trajectorySchema, type Trajectory } from '../../scenarios/trajectory.js';
 import { VirtualClock } from '../../scenarios/virtual-clock.js';
+import { HOSTILE_NOTE, longPartialRefund } from '../support/long-run.js';
 import {
   observe,
   plan,
@@ -184,6 +185,48 @@ describe('runTrial', () => {
     expect(t.calls).toEqual([]);
     expect(t.agentRecords).toBeNull();
     expect(trajectorySchema.safeParse(t).success).toBe(true);
+  });
+
+  it('stops a run that never yields to the event loop once the trial is out of wall time', async () => {
+    // A world served in memory answers within the same turn: a long run never lets a timer
+    // fire, so the limit must be checked where the run does its work.
+    const inner = new ReferenceAgent();
+    let signal: AbortSignal | undefined;
+    let running: Promise<unknown> | undefined;
+    const agent: AgentUnderTest = {
+      name: inner.name,
+      start: (run) => {
+        signal = run.signal;
+        const started = inner.start(run);
+        running = started.catch((error: unknown) => error);
+        return started;
+      },
+      resume: (run) => inner.resume(run),
+      records: (path, runId) => inner.records(path, runId),
+      discard: () => {
+        inner.discard();
+      },
+    };
+
+    const { trajectory: t } = await runTrial({
+      scenario: longPartialRefund(2_000),
+      faultPlan: HOSTILE_NOTE,
+      agent: () => agent,
+      outDir: tmpOut(),
+      wallLimitMs: 1,
+    });
+
+    expect(t.outcome).toEqual({
+      state: 'hung',
+      stopReason: null,
+      detail: 'no end after 1 ms of wall time',
+      hung: true,
+    });
+    expect(t.calls.length).toBeLessThan(100);
+    expect(runEffects(t)).toEqual([]);
+    // Told to stop, and stopped: the run does not go on unseen after its trial ended.
+    expect(signal?.aborted).toBe(true);
+    await running;
   });
 
   it('records an agent that throws as an error, not a hang', async () => {
