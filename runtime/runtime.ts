@@ -25,7 +25,7 @@ import type {
 import { DONE_STATUSES } from './records.js';
 import { withSafeguards, type Safeguards } from './safeguards.js';
 import { ScriptedPlanner } from './scripted-planner.js';
-import { isTerminal, type WorkflowState } from './states.js';
+import { holdsStopReason, isTerminal, type WorkflowState } from './states.js';
 import type { Change, RunStore } from './store.js';
 import { decide, type Failure } from './supervisor.js';
 import { formatIssues } from './validate.js';
@@ -1713,6 +1713,10 @@ export class ReferenceRuntime {
     if (change.stop) {
       run.stopReason = change.stop.reason;
       run.stopDetail = change.stop.detail;
+    } else if (change.to && !holdsStopReason(change.to)) {
+      // As the store does: a run resumed from a stop no longer answers for it.
+      run.stopReason = null;
+      run.stopDetail = null;
     }
     if (change.plan) run.planVersion++;
     if (change.compensationOwed !== undefined) run.compensationOwed = change.compensationOwed;

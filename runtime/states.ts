@@ -67,3 +67,12 @@ export function assertTransition(from: WorkflowState, to: WorkflowState): void {
 export function isTerminal(state: WorkflowState): boolean {
   return TERMINAL_STATES.has(state);
 }
+
+/**
+ * Whether a run in `state` is stopped, so that a stop reason explains it: the terminal states
+ * and `blocked`. A run that leaves them (a blocked run resumed) is no longer stopped, and the
+ * reason goes with the stop: a resumed run that completes must not report why it once stopped.
+ */
+export function holdsStopReason(state: WorkflowState): boolean {
+  return state === 'blocked' || TERMINAL_STATES.has(state);
+}

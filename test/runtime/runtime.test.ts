@@ -466,6 +466,42 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
   });
 });
 
+describe('stop reasons', () => {
+  it('a blocked run that is resumed and completes reports no stop reason, live or read back', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const connection = await h.connect(
+      onCall('issue_refund', 1, {
+        kind: 'respond',
+        fault: 'revoked-permission',
+        result: errorResult('forbidden', 'revoked'),
+      }),
+    );
+    const store = RunStore.open(h.storePath);
+    const blocked = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
+    expect(blocked).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+    store.close();
+    await connection.close();
+
+    // A person restored the permission (the refusal was the wire's alone) and resumes the run.
+    const second = await h.connect();
+    const store2 = RunStore.open(h.storePath);
+    const outcome = await h.runtime(second, store2).resume('run-1');
+
+    expect(outcome).toEqual({ runId: 'run-1', state: 'completed', stopReason: null, detail: null });
+    expect(store2.getRun('run-1')).toMatchObject({ state: 'completed', stopReason: null });
+    store2.close();
+    await second.close();
+    const reopened = RunStore.open(h.storePath);
+    expect(reopened.getRun('run-1')).toMatchObject({ stopReason: null, stopDetail: null });
+    reopened.close();
+  });
+});
+
 describe('autonomy modes', () => {
   it.each(['shadow', 'recommend'] as const)(
     '%s: reads, proposes writes, executes none',
