@@ -42,7 +42,8 @@ export const TRANSITIONS: Readonly<Record<WorkflowState, readonly WorkflowState[
     'cancelled',
   ],
   waiting: ['ready', 'executing', 'blocked', 'failed', 'cancelled'],
-  retrying: ['executing', 'waiting', 'blocked', 'failed', 'cancelled'],
+  // `ready`: a run resumed after a crash mid-backoff (see the runtime's resume).
+  retrying: ['executing', 'ready', 'waiting', 'blocked', 'failed', 'cancelled'],
   blocked: ['ready', 'planned', 'failed', 'cancelled'],
   completed: [],
   failed: [],
