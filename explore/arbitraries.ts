@@ -9,7 +9,7 @@ import {
   type Trigger,
 } from '../faults/catalog.js';
 import { canonicalJson } from '../runtime/canonical-json.js';
-import { CRASH_PROBES } from '../runtime/crash-probe.js';
+import { CRASH_PROBES, type CrashProbe } from '../runtime/crash-probe.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { scenarioReach, type ScenarioReach } from './reach.js';
 
@@ -83,20 +83,29 @@ function triggers(
         break;
       case 'probe':
         if (reach.writes.length > 0) {
-          out.push(
+          // A crash awaiting an approval only where the run can wait for one; any other probe
+          // at any write (a backoff or retry-after wait fires when the plan makes the run wait).
+          const probes = (asks: boolean): readonly CrashProbe[] =>
+            asks ? CRASH_PROBES : CRASH_PROBES.filter((p) => p !== 'awaiting-approval');
+          const at = (
+            operation: string | undefined,
+            asks: boolean,
+          ): fc.Arbitrary<Extract<Trigger, { on: 'probe' }>> =>
             fc
               .record({
-                probe: fc.constantFrom(...CRASH_PROBES),
-                operation: fc.option(fc.constantFrom(...reach.writes.map((w) => w.id)), {
-                  nil: undefined,
-                }),
+                probe: fc.constantFrom(...probes(asks)),
                 nth: fc.integer({ min: 1, max: 3 }),
               })
-              .map(({ probe, operation, nth }) =>
+              .map(({ probe, nth }) =>
                 operation === undefined
                   ? { on: 'probe' as const, probe, nth }
                   : { on: 'probe' as const, probe, operation, nth },
-              ),
+              );
+          out.push(
+            fc.oneof(
+              at(undefined, reach.approvals > 0),
+              ...reach.writes.map((w) => at(w.id, w.asksApproval)),
+            ),
           );
         }
         break;
