@@ -560,6 +560,37 @@ describe('a crash while the run waits', () => {
     expect(approvals.map((a) => a.status)).toEqual(['consumed', 'consumed']);
   });
 
+  it('after the approval came: the resume uses the granted approval, unspent, and asks nobody again', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const asked: string[] = [];
+    const operator = grantingOperator(h, asked);
+    // get_order #2 is the refund's fresh precondition read, after the approval was granted.
+    await crashWhileWaiting(h, 'awaiting-backoff', {
+      operator,
+      supervised: true,
+      decide: onCall('get_order', 2, {
+        kind: 'respond',
+        fault: 'transient',
+        result: errorResult('transient', 'try again'),
+      }),
+    });
+    expect(asked).toEqual(['refund']);
+    expect(h.calls().some((c) => c.tool === 'issue_refund')).toBe(false);
+
+    const { outcome, events, approvals } = await resume(h, operator);
+
+    expect(outcome).toMatchObject({ state: 'completed', stopReason: null });
+    expect(asked).toEqual(['refund', 'notify']);
+    expect(events.some((e) => e.type === 'action.ambiguous')).toBe(false);
+    const refunds = h.calls().filter((c) => c.tool === 'issue_refund');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]!.idempotencyKey).toBe(idempotencyKey('run-1', 'refund'));
+    const granted = h.world.approvals.records().filter((a) => a.tool === 'issue_refund');
+    expect(granted).toHaveLength(1);
+    expect(refunds[0]!.approvalToken).toBe(granted[0]!.token);
+    expect(approvals.map((a) => a.status)).toEqual(['consumed', 'consumed']);
+  });
+
   it('out a backoff: the resume waits out the rest and resends under the same key', async () => {
     const h = refundHarness({ honourKeys: true });
     const sent: number[] = [];
