@@ -231,7 +231,7 @@ export class ReferenceRuntime {
         },
       },
     });
-    await this.leaveInterruptedWait();
+    const waited = await this.leaveInterruptedWait();
     if (changed.length > 0 || this.run.state === 'blocked') {
       const reason =
         changed.length > 0
@@ -246,7 +246,7 @@ export class ReferenceRuntime {
     if (this.run.state !== 'ready') {
       this.commit({ to: 'ready', event: { type: 'run.ready', reason: 'resumed' } });
     }
-    const reconciled = await this.reconcileOpenActions();
+    const reconciled = await this.reconcileOpenActions(!waited);
     if (!reconciled.ok) this.handleFailure(reconciled.failure, reconciled.operationId, true);
     return this.loop();
   }
@@ -928,8 +928,12 @@ export class ReferenceRuntime {
     return 'done';
   }
 
-  /** On resume: every write whose outcome is unknown is reconciled before the planner runs. */
-  private async reconcileOpenActions(): Promise<StepResult> {
+  /**
+   * On resume: every write whose outcome is unknown is reconciled before the planner runs.
+   * `inFlight`: a send may have been cut off by the crash (not when the run was waiting out a
+   * failure: every send before the wait had its outcome saved, and counted).
+   */
+  private async reconcileOpenActions(inFlight: boolean): Promise<StepResult> {
     for (const action of [...this.actions.values()]) {
       if (!mayHaveBeenSent(action)) continue;
       const op = this.operation(action.operationId);
@@ -946,7 +950,9 @@ export class ReferenceRuntime {
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
         // A send is counted when its outcome is saved: one cut off by the crash may have gone
         // out uncounted. Budgets count it as used, so what left on the wire never exceeds them.
-        ...(action.status === 'intended' ? { used: { toolCalls: 1, externalWrites: 1 } } : {}),
+        ...(action.status === 'intended' && inFlight
+          ? { used: { toolCalls: 1, externalWrites: 1 } }
+          : {}),
       });
       if (!this.safeguards.reconcile) {
         const spent = this.countResend(op, 'found on resume: resending blindly');
@@ -1828,17 +1834,16 @@ export class ReferenceRuntime {
    * A run stopped while it waited out a backoff or a retry-after (a crash mid-wait) first waits
    * out what is left of it: a crash never shortens the wait a failure class demands. Then it
    * leaves the wait, as a run stopped while waiting for a person does (its approval is asked
-   * again: the answer, if one came, was lost with the process).
+   * again: the answer, if one came, was lost with the process). True when the run was waiting
+   * out a failure: nothing was in flight.
    */
-  private async leaveInterruptedWait(): Promise<void> {
+  private async leaveInterruptedWait(): Promise<boolean> {
     const state = this.run.state;
-    if (state !== 'retrying' && state !== 'waiting') return;
+    if (state !== 'retrying' && state !== 'waiting') return false;
     const wait = this.store.events(this.runId).findLast((e) => e.toState === state);
     const delayMs = wait?.data?.delayMs;
-    if (
-      (wait?.type === 'supervisor.retry' || wait?.type === 'supervisor.wait') &&
-      typeof delayMs === 'number'
-    ) {
+    const failed = wait?.type === 'supervisor.retry' || wait?.type === 'supervisor.wait';
+    if (failed && typeof delayMs === 'number') {
       const left = wait.at + delayMs - this.clock.now();
       if (left > 0) {
         this.commit({
@@ -1853,6 +1858,7 @@ export class ReferenceRuntime {
       }
     }
     this.commit({ to: 'ready', event: { type: 'run.ready', reason: `resumed from ${state}` } });
+    return failed;
   }
 
   private meta(operationId: string): Record<string, string> {

@@ -529,7 +529,11 @@ describe('a crash while the run waits', () => {
     const outcome = await h
       .runtime(connection, store, operator ? { operator } : {})
       .resume('run-1');
-    const records = { events: store.events('run-1'), approvals: store.approvals('run-1') };
+    const records = {
+      events: store.events('run-1'),
+      approvals: store.approvals('run-1'),
+      used: store.getRun('run-1')?.used,
+    };
     store.close();
     await connection.close();
     return { outcome, ...records };
@@ -612,13 +616,16 @@ describe('a crash while the run waits', () => {
     const delayMs = (wait?.data as { delayMs: number }).delayMs;
     expect(delayMs).toBeGreaterThan(0);
 
-    const { outcome } = await resume(h, undefined, timed(h, sent));
+    const { outcome, used } = await resume(h, undefined, timed(h, sent));
 
     expect(outcome).toMatchObject({ state: 'completed', stopReason: null });
     const refunds = h.calls().filter((c) => c.tool === 'issue_refund');
     expect(refunds).toHaveLength(2);
     expect(refunds[1]!.idempotencyKey).toBe(failed!.idempotencyKey);
     expect(sent[1]!).toBeGreaterThanOrEqual(sent[0]! + delayMs);
+    // The failed send was counted when its outcome was saved: the resume does not count it again.
+    const writes = h.calls().filter((c) => c.tool !== 'get_order' && c.tool !== 'list_refunds');
+    expect(used).toMatchObject({ toolCalls: h.calls().length, externalWrites: writes.length });
     expect(h.refunds()).toHaveLength(1);
   });
 
