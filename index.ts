@@ -33,7 +33,13 @@ export {
   type ApprovalDecision,
   type OperatorCommand,
 } from './runtime/operator.js';
-export { CRASH_PROBES, type CrashProbe, type ProbeHandler } from './runtime/crash-probe.js';
+export {
+  CRASH_PROBES,
+  STEP_PROBES,
+  WAIT_PROBES,
+  type CrashProbe,
+  type ProbeHandler,
+} from './runtime/crash-probe.js';
 export { SAFEGUARDS, type Safeguard, type Safeguards } from './runtime/safeguards.js';
 export { META, APPROVAL_TOKEN_META } from './runtime/protocol.js';
 export { FaultlineError, InvalidInputError } from './runtime/errors.js';

@@ -9,7 +9,7 @@ import {
   type Trigger,
 } from '../faults/catalog.js';
 import { canonicalJson } from '../runtime/canonical-json.js';
-import { CRASH_PROBES } from '../runtime/crash-probe.js';
+import { CRASH_PROBES, type CrashProbe } from '../runtime/crash-probe.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { scenarioReach, type ScenarioReach } from './reach.js';
 
@@ -83,20 +83,29 @@ function triggers(
         break;
       case 'probe':
         if (reach.writes.length > 0) {
-          out.push(
+          // A crash awaiting an approval only where the run can wait for one; any other probe
+          // at any write (a backoff or retry-after wait fires when the plan makes the run wait).
+          const probes = (asks: boolean): readonly CrashProbe[] =>
+            asks ? CRASH_PROBES : CRASH_PROBES.filter((p) => p !== 'awaiting-approval');
+          const at = (
+            operation: string | undefined,
+            asks: boolean,
+          ): fc.Arbitrary<Extract<Trigger, { on: 'probe' }>> =>
             fc
               .record({
-                probe: fc.constantFrom(...CRASH_PROBES),
-                operation: fc.option(fc.constantFrom(...reach.writes.map((w) => w.id)), {
-                  nil: undefined,
-                }),
+                probe: fc.constantFrom(...probes(asks)),
                 nth: fc.integer({ min: 1, max: 3 }),
               })
-              .map(({ probe, operation, nth }) =>
+              .map(({ probe, nth }) =>
                 operation === undefined
                   ? { on: 'probe' as const, probe, nth }
                   : { on: 'probe' as const, probe, operation, nth },
-              ),
+              );
+          out.push(
+            fc.oneof(
+              at(undefined, reach.approvals > 0),
+              ...reach.writes.map((w) => at(w.id, w.asksApproval)),
+            ),
           );
         }
         break;
@@ -308,7 +317,50 @@ export function faultPlanArbitrary(
   const maxFaults = options.maxFaults ?? 3;
   if (!Number.isInteger(maxFaults) || maxFaults < 0)
     throw new RangeError(`maxFaults must be a whole number ≥ 0 (got ${maxFaults})`);
+  const reach = reachOf(scenario);
   return fc
-    .array(faultArbitrary(scenario, options), { maxLength: maxFaults })
-    .map((faults) => explorePlan(faults));
+    .array(faultArbitrary(reach, options), { maxLength: maxFaults })
+    .map((faults) => explorePlan(withWaitCauses(reach, faults, maxFaults, options.kinds)));
+}
+
+/** The wire fault that makes a write wait, for each wait probe that a failure starts. */
+const WAIT_CAUSE: Partial<Record<CrashProbe, 'transient' | 'rate-limit'>> = {
+  'awaiting-backoff': 'transient',
+  'awaiting-retry-after': 'rate-limit',
+};
+
+/**
+ * A crash while a write backs off or waits out a retry-after fires only when something makes
+ * the write wait, which a plan drawn fault by fault would rarely hold: where the plan has room
+ * (and the kind is allowed), such a crash at a named write comes with a failure of that write's
+ * first call that starts the wait.
+ */
+function withWaitCauses(
+  reach: ScenarioReach,
+  faults: readonly Fault[],
+  maxFaults: number,
+  kinds: readonly FaultKind[] | undefined,
+): Fault[] {
+  const out = [...faults];
+  for (const fault of faults) {
+    const t = fault.trigger;
+    if (fault.kind !== 'crash' || t.on !== 'probe' || t.operation === undefined) continue;
+    const cause = WAIT_CAUSE[t.probe];
+    const tool = reach.writes.find((w) => w.id === t.operation)?.tool;
+    if (!cause || !tool || out.length >= maxFaults) continue;
+    if (kinds !== undefined && !kinds.includes(cause)) continue;
+    const waits = out.some(
+      (f) =>
+        f.kind === cause &&
+        ((f.trigger.on === 'call' && f.trigger.tool === tool) || f.trigger.on === 'probability'),
+    );
+    if (waits) continue;
+    const trigger = { on: 'call' as const, tool, nth: 1 };
+    out.unshift(
+      cause === 'transient'
+        ? { kind: cause, trigger, message: 'temporary failure, try again' }
+        : { kind: cause, trigger, retryAfterMs: 30_000 },
+    );
+  }
+  return out;
 }

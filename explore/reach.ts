@@ -17,6 +17,8 @@ export interface WriteOperation {
   readonly resendSafe: boolean;
   /** The blueprint says how to ask the world whether the write happened. */
   readonly reconcilable: boolean;
+  /** The contract can make the write wait for an approval (a crash can come while it waits). */
+  readonly asksApproval: boolean;
 }
 
 type StaleFault = Extract<Fault, { kind: 'stale-record' }>;
@@ -108,6 +110,9 @@ export function scenarioReach(scenario: Scenario): ScenarioReach {
       0,
     ) + scenario.blueprint.completion.length;
 
+  const asksApproval = (op: Operation): boolean =>
+    scenario.contract.autonomy === 'supervised' ||
+    (scenario.contract.authority.tools[op.tool]?.approval ?? 'never') !== 'never';
   const writes: WriteOperation[] = ops
     .filter((op) => op.kind === 'write')
     .map((op) => ({
@@ -115,13 +120,10 @@ export function scenarioReach(scenario: Scenario): ScenarioReach {
       tool: op.tool,
       resendSafe: op.idempotent && keyedTools.includes(op.tool),
       reconcilable: op.reconcile !== undefined,
+      asksApproval: asksApproval(op),
     }));
 
-  const approvals = ops.filter((o) => {
-    if (o.kind !== 'write') return false;
-    if (scenario.contract.autonomy === 'supervised') return true;
-    return (scenario.contract.authority.tools[o.tool]?.approval ?? 'never') !== 'never';
-  }).length;
+  const approvals = writes.filter((w) => w.asksApproval).length;
 
   const declared = scenario.faultPlans.flatMap((p) => p.faults);
   const support = world.faultSupport();

@@ -18,7 +18,7 @@ export interface FaultVerdict {
 /**
  * Recovery, per injected fault, all black-box from the wire: the response its class demands.
  * Transient → retried after a backoff, with the same idempotency key; rate limit → waited
- * out; permission loss → stopped, no retry storm; ambiguity (lost reply, timeout, late or
+ * out, a write with the same key; permission loss → stopped, no retry storm; ambiguity (lost reply, timeout, late or
  * garbled reply) → reconciled before any resend, unless the resend carries the same key to a
  * tool that honours keys; stale record → read afresh before the next write; crash → nothing
  * the world confirmed is sent again; hostile document → its instruction refused. A fault that
@@ -93,6 +93,9 @@ function judge(ctx: GradeContext, planned: PlannedFault): FaultVerdict {
             ),
           );
         }
+        // A write waited out is the same write: it keeps its key, across a crash in the wait too.
+        if (next && ctx.isWrite(hit))
+          findings.push(...changedKey(hit, next, faultRef, 'resent', ' after a rate limit'));
       }
       break;
     case 'revoked-permission':

@@ -26,7 +26,7 @@ import type {
 import { DONE_STATUSES } from './records.js';
 import { withSafeguards, type Safeguards } from './safeguards.js';
 import { ScriptedPlanner } from './scripted-planner.js';
-import { isTerminal, type WorkflowState } from './states.js';
+import { holdsStopReason, isTerminal, type WorkflowState } from './states.js';
 import type { Change, RunStore } from './store.js';
 import { decide, type Failure } from './supervisor.js';
 import { formatIssues } from './validate.js';
@@ -234,6 +234,7 @@ export class ReferenceRuntime {
         },
       },
     });
+    const waited = await this.leaveInterruptedWait();
     if (changed.length > 0 || this.run.state === 'blocked') {
       const reason =
         changed.length > 0
@@ -248,7 +249,7 @@ export class ReferenceRuntime {
     if (this.run.state !== 'ready') {
       this.commit({ to: 'ready', event: { type: 'run.ready', reason: 'resumed' } });
     }
-    const reconciled = await this.reconcileOpenActions();
+    const reconciled = await this.reconcileOpenActions(!waited);
     if (!reconciled.ok) this.handleFailure(reconciled.failure, reconciled.operationId, true);
     return this.loop();
   }
@@ -943,14 +944,14 @@ export class ReferenceRuntime {
     return 'done';
   }
 
-  /** On resume: every write whose outcome is unknown is reconciled before the planner runs. */
-  private async reconcileOpenActions(): Promise<StepResult> {
+  /**
+   * On resume: every write whose outcome is unknown is reconciled before the planner runs.
+   * `inFlight`: a send may have been cut off by the crash (not when the run was waiting out a
+   * failure: every send before the wait had its outcome saved, and counted).
+   */
+  private async reconcileOpenActions(inFlight: boolean): Promise<StepResult> {
     for (const action of [...this.actions.values()]) {
-      if (
-        action.kind !== 'write' ||
-        (action.status !== 'intended' && action.status !== 'ambiguous')
-      )
-        continue;
+      if (!mayHaveBeenSent(action)) continue;
       const op = this.operation(action.operationId);
       if (!op) continue;
       this.commit({
@@ -965,7 +966,9 @@ export class ReferenceRuntime {
         action: { ...action, status: 'ambiguous', updatedAt: this.clock.now() },
         // A send is counted when its outcome is saved: one cut off by the crash may have gone
         // out uncounted. Budgets count it as used, so what left on the wire never exceeds them.
-        ...(action.status === 'intended' ? { used: { toolCalls: 1, externalWrites: 1 } } : {}),
+        ...(action.status === 'intended' && inFlight
+          ? { used: { toolCalls: 1, externalWrites: 1 } }
+          : {}),
       });
       if (!this.safeguards.reconcile) {
         const spent = this.countResend(op, 'found on resume: resending blindly');
@@ -1104,6 +1107,7 @@ export class ReferenceRuntime {
       approval: requested,
       action: this.actionRecord(op.id, op.tool, 'write', args, 'intended', origin),
     });
+    if (this.options.probe) await this.probe('awaiting-approval', op, 0);
     const decision = await this.operator.requestApproval({
       approvalId: requested.id,
       runId: this.runId,
@@ -1385,6 +1389,10 @@ export class ReferenceRuntime {
       },
       used: { retries: 1 },
     });
+    if (this.options.probe) {
+      const probe = decision.kind === 'retry' ? 'awaiting-backoff' : 'awaiting-retry-after';
+      await this.probeWait(probe, operationId, attempt);
+    }
     if (decision.delayMs > 0) await this.clock.sleep(decision.delayMs);
     this.commit({
       to: 'executing',
@@ -1780,6 +1788,10 @@ export class ReferenceRuntime {
     if (change.stop) {
       run.stopReason = change.stop.reason;
       run.stopDetail = change.stop.detail;
+    } else if (change.to && !holdsStopReason(change.to)) {
+      // As the store does: a run resumed from a stop no longer answers for it.
+      run.stopReason = null;
+      run.stopDetail = null;
     }
     if (change.plan) run.planVersion++;
     if (change.compensationOwed !== undefined) run.compensationOwed = change.compensationOwed;
@@ -1884,6 +1896,51 @@ export class ReferenceRuntime {
       tool: op.tool,
       attempt,
     });
+  }
+
+  /**
+   * A wait's probe names the blueprint operation it is for: a check's read (`refund:precondition`)
+   * waits for its write.
+   */
+  private async probeWait(name: CrashProbe, operationId: string, attempt: number): Promise<void> {
+    const id = operationId.split(':')[0] ?? operationId;
+    await this.options.probe?.(name, {
+      runId: this.runId,
+      operationId: id,
+      tool: this.operation(id)?.tool ?? '',
+      attempt,
+    });
+  }
+
+  /**
+   * A run stopped while it waited out a backoff or a retry-after (a crash mid-wait) first waits
+   * out what is left of it: a crash never shortens the wait a failure class demands. Then it
+   * leaves the wait, as a run stopped while waiting for a person does (its approval is asked
+   * again: the answer, if one came, was lost with the process). True when the run was waiting
+   * out a failure: nothing was in flight.
+   */
+  private async leaveInterruptedWait(): Promise<boolean> {
+    const state = this.run.state;
+    if (state !== 'retrying' && state !== 'waiting') return false;
+    const wait = this.store.events(this.runId).findLast((e) => e.toState === state);
+    const delayMs = wait?.data?.delayMs;
+    const failed = wait?.type === 'supervisor.retry' || wait?.type === 'supervisor.wait';
+    if (failed && typeof delayMs === 'number') {
+      const left = wait.at + delayMs - this.clock.now();
+      if (left > 0) {
+        this.commit({
+          event: {
+            type: 'supervisor.wait-resumed',
+            operationId: wait.operationId,
+            reason: `resumed ${delayMs - left} ms into a ${delayMs} ms wait: waiting out the rest`,
+            data: { delayMs: left },
+          },
+        });
+        await this.clock.sleep(left);
+      }
+    }
+    this.commit({ to: 'ready', event: { type: 'run.ready', reason: `resumed from ${state}` } });
+    return failed;
   }
 
   private meta(operationId: string): Record<string, string> {
@@ -2043,9 +2100,7 @@ export class ReferenceRuntime {
     const confirmed = [...this.actions.values()].filter(
       (a) => a.status === 'confirmed' || a.status === 'reconciled',
     );
-    const open = [...this.actions.values()].filter(
-      (a) => a.status === 'intended' || a.status === 'ambiguous',
-    );
+    const open = [...this.actions.values()].filter(mayHaveBeenSent);
     const pendingApprovals = [...this.approvals.values()].filter((a) => a.status === 'requested');
     const b = this.contract.budgets;
     const u = this.run.used;
@@ -2137,6 +2192,21 @@ function diffVersions(stored: RunVersions, current: RunVersions): string[] {
 function sameArgs(a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean {
   if (!a) return false;
   return Object.entries(b).every(([k, v]) => JSON.stringify(a[k]) === JSON.stringify(v));
+}
+
+/**
+ * Whether a write may have reached the world: its outcome is unknown (`ambiguous`), or its
+ * intent was committed with its idempotency key (which comes before any send). A write whose
+ * approval was asked for is recorded `intended` without a key: it waited for a person, and
+ * nothing was sent, so a resume asks for the approval again rather than reconcile a send that
+ * never happened (and resend it with no key and no token).
+ */
+function mayHaveBeenSent(action: ActionRecord): boolean {
+  if (action.kind !== 'write') return false;
+  return (
+    action.status === 'ambiguous' ||
+    (action.status === 'intended' && action.idempotencyKey !== null)
+  );
 }
 
 /** Whether an action's result marks a write skipped because its effect was already in place. */

@@ -42,7 +42,8 @@ export const TRANSITIONS: Readonly<Record<WorkflowState, readonly WorkflowState[
     'cancelled',
   ],
   waiting: ['ready', 'executing', 'blocked', 'failed', 'cancelled'],
-  retrying: ['executing', 'waiting', 'blocked', 'failed', 'cancelled'],
+  // `ready`: a run resumed after a crash mid-backoff (see the runtime's resume).
+  retrying: ['executing', 'ready', 'waiting', 'blocked', 'failed', 'cancelled'],
   blocked: ['ready', 'planned', 'failed', 'cancelled'],
   completed: [],
   failed: [],
@@ -66,4 +67,13 @@ export function assertTransition(from: WorkflowState, to: WorkflowState): void {
 
 export function isTerminal(state: WorkflowState): boolean {
   return TERMINAL_STATES.has(state);
+}
+
+/**
+ * Whether a run in `state` is stopped, so that a stop reason explains it: the terminal states
+ * and `blocked`. A run that leaves them (a blocked run resumed) is no longer stopped, and the
+ * reason goes with the stop: a resumed run that completes must not report why it once stopped.
+ */
+export function holdsStopReason(state: WorkflowState): boolean {
+  return state === 'blocked' || TERMINAL_STATES.has(state);
 }

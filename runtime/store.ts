@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { FaultlineError } from './errors.js';
-import { assertTransition, type WorkflowState } from './states.js';
+import { assertTransition, holdsStopReason, type WorkflowState } from './states.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './store-schema.js';
 import type {
   ActionRecord,
@@ -298,9 +298,13 @@ export class RunStore {
       change.plan ||
       change.compensationOwed !== undefined
     ) {
+      // A run that is no longer stopped keeps no stop reason; one stopped again gets the new one.
+      const clearStop = !change.stop && change.to !== undefined && !holdsStopReason(change.to);
       this.stmts.updateRun.run(
         to,
+        clearStop ? 1 : 0,
         change.stop?.reason ?? null,
+        clearStop ? 1 : 0,
         change.stop?.detail ?? null,
         change.plan ? 1 : 0,
         change.compensationOwed === undefined ? null : change.compensationOwed ? 1 : 0,
@@ -498,7 +502,8 @@ function statementsFor(db: Database.Database): Statements {
       updateRun: () =>
         db.prepare(
           `UPDATE run_state SET state = ?,
-           stop_reason = COALESCE(?, stop_reason), stop_detail = COALESCE(?, stop_detail),
+           stop_reason = CASE WHEN ? THEN NULL ELSE COALESCE(?, stop_reason) END,
+           stop_detail = CASE WHEN ? THEN NULL ELSE COALESCE(?, stop_detail) END,
            plan_version = plan_version + ?, compensation_owed = COALESCE(?, compensation_owed)
          WHERE run_id = ?`,
         ),

@@ -85,11 +85,12 @@ export function validateFaultPlan(
   const tools = new Set(world.tools().map((t) => t.name));
   const operations = new Set(scenario.blueprint.operations.map((o) => o.id));
   const support = world.faultSupport();
-  const approvals = scenario.blueprint.operations.filter((o) => {
+  const asking = scenario.blueprint.operations.filter((o) => {
     if (o.kind !== 'write') return false;
     if (scenario.contract.autonomy === 'supervised') return true;
     return (scenario.contract.authority.tools[o.tool]?.approval ?? 'never') !== 'never';
-  }).length;
+  });
+  const approvals = asking.length;
   plan.faults.forEach((fault, i) => {
     const at = `faultPlans[${plan.id}].faults[${i}]`;
     const trigger = fault.trigger;
@@ -121,6 +122,14 @@ export function validateFaultPlan(
       !operations.has(trigger.operation)
     ) {
       issues.push(`${at}.trigger.operation: the blueprint has no operation "${trigger.operation}"`);
+    } else if (
+      trigger.on === 'probe' &&
+      trigger.probe === 'awaiting-approval' &&
+      !asking.some((o) => trigger.operation === undefined || o.id === trigger.operation)
+    ) {
+      issues.push(
+        `${at}.trigger.operation: ${trigger.operation === undefined ? 'no operation of the scenario waits' : `operation "${trigger.operation}" never waits`} for an approval, so a crash awaiting one never comes`,
+      );
     }
     if (trigger.on === 'approval' && trigger.nth > approvals) {
       issues.push(

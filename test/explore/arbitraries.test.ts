@@ -11,6 +11,8 @@ import { FAULT_KINDS, faultPlanSchema, type Trigger } from '../../faults/catalog
 import { validateFaultPlan } from '../../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
+import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import { CRASH_PROBES } from '../../runtime/crash-probe.js';
 import { WORLDS } from '../../scenarios/library/worlds.js';
 import { defineScenario, type Scenario } from '../../scenarios/scenario.js';
 import { VirtualClock } from '../../scenarios/virtual-clock.js';
@@ -88,6 +90,51 @@ describe('faultPlanArbitrary', () => {
         'time',
       ].sort(),
     );
+  });
+
+  it('offers every crash probe, a crash awaiting an approval only at a write that can wait for one', () => {
+    const reach = scenarioReach(partialRefund);
+    const asking = reach.writes.filter((w) => w.asksApproval).map((w) => w.id);
+    const probes = new Set<string>();
+    for (const fault of fc.sample(faultArbitrary(reach, { kinds: ['crash'] }), {
+      numRuns: 600,
+      seed: 2,
+    })) {
+      if (fault.trigger.on !== 'probe') continue;
+      probes.add(fault.trigger.probe);
+      if (fault.trigger.probe === 'awaiting-approval' && fault.trigger.operation !== undefined)
+        expect(asking).toContain(fault.trigger.operation);
+    }
+
+    expect(asking).toEqual(['refund']);
+    expect([...probes].sort()).toEqual([...CRASH_PROBES].sort());
+  });
+
+  it('pairs a crash awaiting a backoff or a retry-after at a write with the failure that starts the wait', () => {
+    const reach = scenarioReach(fullRefund);
+    let paired = 0;
+    for (const plan of fc.sample(faultPlanArbitrary(reach, { maxFaults: 2 }), {
+      numRuns: 3_000,
+      seed: 4,
+    })) {
+      for (const fault of plan.faults) {
+        const t = fault.trigger;
+        if (fault.kind !== 'crash' || t.on !== 'probe' || t.operation === undefined) continue;
+        if (t.probe !== 'awaiting-backoff' && t.probe !== 'awaiting-retry-after') continue;
+        const cause = t.probe === 'awaiting-backoff' ? 'transient' : 'rate-limit';
+        const tool = reach.writes.find((w) => w.id === t.operation)?.tool;
+        const started = plan.faults.some(
+          (f) =>
+            f.kind === cause &&
+            ((f.trigger.on === 'call' && f.trigger.tool === tool) ||
+              f.trigger.on === 'probability'),
+        );
+        // Only a plan already full may lack it (the crash then waits on what the plan holds).
+        expect(started || plan.faults.length === 2).toBe(true);
+        if (started) paired++;
+      }
+    }
+    expect(paired).toBeGreaterThan(0);
   });
 
   it('keeps calls within what the blueprint can make and times within the budget', () => {

@@ -10,6 +10,7 @@ import { ScriptedPlanner } from '../../runtime/scripted-planner.js';
 import { parseBlueprint, type BlueprintInput } from '../../runtime/blueprint.js';
 import type { CrashProbe } from '../../runtime/crash-probe.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
+import { idempotencyKey } from '../../runtime/idempotency-key.js';
 import {
   type Harness,
   freezeAt,
@@ -463,6 +464,231 @@ describe('the supervisor, by failure class (asserted on the wire and the ledger)
     expect(denial?.policyRule).toBe('budget.external-writes');
     store.close();
     await connection.close();
+  });
+});
+
+describe('a crash while the run waits', () => {
+  /** Grants every approval after `afterMs`, minting a single-use token in the world. */
+  function grantingOperator(h: Harness, asked: string[], afterMs = 0): Operator {
+    return {
+      requestApproval: async (request) => {
+        asked.push(request.operationId);
+        if (afterMs > 0) await h.clock.sleep(afterMs);
+        const identity =
+          h.world.approvalIdentity(request.tool, request.args) ??
+          `${request.tool}:${request.actionId}`;
+        const { token } = h.world.approvals.grant({
+          runId: request.runId,
+          tool: request.tool,
+          identity,
+          approver: 'lead',
+        });
+        return { decision: 'granted', approver: 'lead', token, at: h.clock.now() };
+      },
+      poll: () => undefined,
+      nextCommand: () => Promise.resolve({ kind: 'resume' }),
+    };
+  }
+
+  /** Notes when (virtual time) each issue_refund reaches the wire, then lets `decide` act. */
+  function timed(h: Harness, sent: number[], decide?: WireDecider): WireDecider {
+    return (call) => {
+      if (call.tool === 'issue_refund') sent.push(h.clock.now());
+      return decide?.(call);
+    };
+  }
+
+  /** Runs run-1 until it freezes at `probe` of the refund, then closes store and connection. */
+  async function crashWhileWaiting(
+    h: Harness,
+    probe: CrashProbe,
+    options: { decide?: WireDecider; operator?: Operator; supervised?: boolean } = {},
+  ): Promise<void> {
+    const connection = await h.connect(options.decide);
+    const store = RunStore.open(h.storePath);
+    const crash = freezeAt(probe, 'refund');
+    void h
+      .runtime(connection, store, {
+        probe: crash.handler,
+        ...(options.operator ? { operator: options.operator } : {}),
+      })
+      .start({
+        runId: 'run-1',
+        input: { order_id: ORDER },
+        contract: refundContract(options.supervised ? { autonomy: 'supervised' } : {}),
+        blueprint: refundBlueprint(true),
+      });
+    await crash.reached;
+    store.close();
+    await connection.close();
+  }
+
+  async function resume(h: Harness, operator?: Operator, decide?: WireDecider) {
+    const connection = await h.connect(decide);
+    const store = RunStore.open(h.storePath);
+    const outcome = await h
+      .runtime(connection, store, operator ? { operator } : {})
+      .resume('run-1');
+    const records = {
+      events: store.events('run-1'),
+      approvals: store.approvals('run-1'),
+      used: store.getRun('run-1')?.used,
+    };
+    store.close();
+    await connection.close();
+    return { outcome, ...records };
+  }
+
+  it('for an approval: the resume asks again and sends the write once, with its key and the new token', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const asked: string[] = [];
+    const operator = grantingOperator(h, asked, 60_000);
+    await crashWhileWaiting(h, 'awaiting-approval', { operator, supervised: true });
+    expect(h.calls().map((c) => c.tool)).toEqual(['get_order']);
+
+    const { outcome, events, approvals } = await resume(h, operator);
+
+    expect(outcome).toMatchObject({ state: 'completed', stopReason: null });
+    // Nothing was sent before the crash: nothing to reconcile, and the approval asked again.
+    expect(events.some((e) => e.type === 'action.ambiguous')).toBe(false);
+    expect(asked).toEqual(['refund', 'notify']);
+    expect(
+      events.filter((e) => e.type === 'approval.requested' && e.operationId === 'refund'),
+    ).toHaveLength(2);
+    const refunds = h.calls().filter((c) => c.tool === 'issue_refund');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]!.idempotencyKey).toBe(idempotencyKey('run-1', 'refund'));
+    const granted = h.world.approvals.records().find((a) => a.tool === 'issue_refund');
+    expect(refunds[0]!.approvalToken).toBe(granted?.token);
+    expect(h.refunds()).toHaveLength(1);
+    expect(approvals.map((a) => a.status)).toEqual(['consumed', 'consumed']);
+  });
+
+  it('after the approval came: the resume uses the granted approval, unspent, and asks nobody again', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const asked: string[] = [];
+    const operator = grantingOperator(h, asked);
+    // get_order #2 is the refund's fresh precondition read, after the approval was granted.
+    await crashWhileWaiting(h, 'awaiting-backoff', {
+      operator,
+      supervised: true,
+      decide: onCall('get_order', 2, {
+        kind: 'respond',
+        fault: 'transient',
+        result: errorResult('transient', 'try again'),
+      }),
+    });
+    expect(asked).toEqual(['refund']);
+    expect(h.calls().some((c) => c.tool === 'issue_refund')).toBe(false);
+
+    const { outcome, events, approvals } = await resume(h, operator);
+
+    expect(outcome).toMatchObject({ state: 'completed', stopReason: null });
+    expect(asked).toEqual(['refund', 'notify']);
+    expect(events.some((e) => e.type === 'action.ambiguous')).toBe(false);
+    const refunds = h.calls().filter((c) => c.tool === 'issue_refund');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]!.idempotencyKey).toBe(idempotencyKey('run-1', 'refund'));
+    const granted = h.world.approvals.records().filter((a) => a.tool === 'issue_refund');
+    expect(granted).toHaveLength(1);
+    expect(refunds[0]!.approvalToken).toBe(granted[0]!.token);
+    expect(approvals.map((a) => a.status)).toEqual(['consumed', 'consumed']);
+  });
+
+  it('out a backoff: the resume waits out the rest and resends under the same key', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const sent: number[] = [];
+    await crashWhileWaiting(h, 'awaiting-backoff', {
+      decide: timed(
+        h,
+        sent,
+        onCall('issue_refund', 1, {
+          kind: 'respond',
+          fault: 'transient',
+          result: errorResult('transient', 'try again'),
+        }),
+      ),
+    });
+    const [failed] = h.calls().filter((c) => c.tool === 'issue_refund');
+    const backoff = RunStore.open(h.storePath);
+    const wait = backoff.events('run-1').findLast((e) => e.type === 'supervisor.retry');
+    backoff.close();
+    const delayMs = (wait?.data as { delayMs: number }).delayMs;
+    expect(delayMs).toBeGreaterThan(0);
+
+    const { outcome, used } = await resume(h, undefined, timed(h, sent));
+
+    expect(outcome).toMatchObject({ state: 'completed', stopReason: null });
+    const refunds = h.calls().filter((c) => c.tool === 'issue_refund');
+    expect(refunds).toHaveLength(2);
+    expect(refunds[1]!.idempotencyKey).toBe(failed!.idempotencyKey);
+    expect(sent[1]!).toBeGreaterThanOrEqual(sent[0]! + delayMs);
+    // The failed send was counted when its outcome was saved: the resume does not count it again.
+    const writes = h.calls().filter((c) => c.tool !== 'get_order' && c.tool !== 'list_refunds');
+    expect(used).toMatchObject({ toolCalls: h.calls().length, externalWrites: writes.length });
+    expect(h.refunds()).toHaveLength(1);
+  });
+
+  it('out a retry-after: the resume waits out the rest before calling again', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const sent: number[] = [];
+    await crashWhileWaiting(h, 'awaiting-retry-after', {
+      decide: timed(
+        h,
+        sent,
+        onCall('issue_refund', 1, {
+          kind: 'respond',
+          fault: 'rate-limit',
+          result: errorResult('rate_limited', 'slow down', 90_000),
+        }),
+      ),
+    });
+    const [limited] = h.calls().filter((c) => c.tool === 'issue_refund');
+
+    const { outcome } = await resume(h, undefined, timed(h, sent));
+
+    expect(outcome).toMatchObject({ state: 'completed', stopReason: null });
+    const refunds = h.calls().filter((c) => c.tool === 'issue_refund');
+    expect(refunds).toHaveLength(2);
+    expect(refunds[1]!.idempotencyKey).toBe(limited!.idempotencyKey);
+    expect(sent[1]!).toBeGreaterThanOrEqual(sent[0]! + 90_000);
+    expect(h.refunds()).toHaveLength(1);
+  });
+});
+
+describe('stop reasons', () => {
+  it('a blocked run that is resumed and completes reports no stop reason, live or read back', async () => {
+    const h = refundHarness({ honourKeys: true });
+    const connection = await h.connect(
+      onCall('issue_refund', 1, {
+        kind: 'respond',
+        fault: 'revoked-permission',
+        result: errorResult('forbidden', 'revoked'),
+      }),
+    );
+    const store = RunStore.open(h.storePath);
+    const blocked = await h.runtime(connection, store).start({
+      runId: 'run-1',
+      input: { order_id: ORDER },
+      contract: refundContract(),
+      blueprint: refundBlueprint(true),
+    });
+    expect(blocked).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+    store.close();
+    await connection.close();
+
+    // A person restored the permission (the refusal was the wire's alone) and resumes the run.
+    const second = await h.connect();
+    const store2 = RunStore.open(h.storePath);
+    const outcome = await h.runtime(second, store2).resume('run-1');
+
+    expect(outcome).toEqual({ runId: 'run-1', state: 'completed', stopReason: null, detail: null });
+    expect(store2.getRun('run-1')).toMatchObject({ state: 'completed', stopReason: null });
+    store2.close();
+    await second.close();
+    const reopened = RunStore.open(h.storePath);
+    expect(reopened.getRun('run-1')).toMatchObject({ stopReason: null, stopDetail: null });
+    reopened.close();
   });
 });
 

@@ -576,6 +576,37 @@ describe('RunStore.commit', () => {
     });
   });
 
+  it('clears the stop reason when the run leaves its stop, and records the next one', () => {
+    const s = open();
+    s.createRun(newRun('run-1'), { type: 'run.created' });
+    s.commit('run-1', { at: 2, to: 'planned', event: { type: 'plan' } });
+    s.commit('run-1', { at: 3, to: 'ready', event: { type: 'ready' } });
+    s.commit('run-1', {
+      at: 4,
+      to: 'blocked',
+      event: { type: 'run.blocked' },
+      stop: { reason: 'permission-lost', detail: 'issue_refund refused' },
+    });
+    expect(s.getRun('run-1')).toMatchObject({ state: 'blocked', stopReason: 'permission-lost' });
+
+    // Resumed: the run is no longer stopped, so the reason no longer explains it.
+    s.commit('run-1', { at: 5, to: 'planned', event: { type: 'plan.replanned' } });
+    expect(s.getRun('run-1')).toMatchObject({
+      state: 'planned',
+      stopReason: null,
+      stopDetail: null,
+    });
+    s.commit('run-1', { at: 6, to: 'ready', event: { type: 'run.ready' } });
+    s.commit('run-1', { at: 7, to: 'completed', event: { type: 'run.completed' } });
+    expect(s.getRun('run-1')).toMatchObject({
+      state: 'completed',
+      stopReason: null,
+      stopDetail: null,
+    });
+    // The old reason is history: the journal still says why the run was blocked then.
+    expect(s.events('run-1').find((e) => e.type === 'run.blocked')?.toState).toBe('blocked');
+  });
+
   it('upserts an action, keeping its identity and creation time', () => {
     const s = open();
     s.createRun(newRun('run-1'), { type: 'run.created' });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { faultPlanSchema, type FaultPlanInput } from '../../faults/catalog.js';
-import { CRASH_PROBES, type CrashProbe } from '../../runtime/crash-probe.js';
+import { STEP_PROBES, type CrashProbe } from '../../runtime/crash-probe.js';
 import { InvalidInputError } from '../../runtime/errors.js';
 import type { AgentRecords, AgentUnderTest } from '../../scenarios/agent.js';
 import { ReferenceAgent } from '../../scenarios/agents/reference.js';
@@ -74,7 +74,7 @@ function expectChildCrash(crash: Trajectory['crashes'][number] | undefined, prob
 
 describe('a crash at every probe, in process', () => {
   for (const scenario of [partialRefund, fullRefund]) {
-    it.each(CRASH_PROBES)(
+    it.each(STEP_PROBES)(
       `${scenario.id}: %s of refund, then restart, resume, each effect once`,
       async (probe) => {
         const result = await trial(scenario, [crashAt(probe, 'in-process')], { id: probe });
@@ -91,7 +91,7 @@ describe('a crash at every probe, in process', () => {
 });
 
 describe('a crash at every probe, as a child process killed with SIGKILL', () => {
-  it.each(CRASH_PROBES)(
+  it.each(STEP_PROBES)(
     'refunds/partial-refund: %s of refund, then a new process on the same store resumes, each effect once',
     async (probe) => {
       const result = await trial(partialRefund, [crashAt(probe, 'child')], { id: probe });
@@ -122,6 +122,46 @@ describe('a crash at every probe, as a child process killed with SIGKILL', () =>
       expectChildCrash(result.trajectory.crashes[0], probe);
       // The approval came from the engine's operator, across the process boundary.
       expect(result.trajectory.operator.map((o) => o.kind)).toContain('approval.granted');
+    },
+    CHILD_TIMEOUT_MS,
+  );
+});
+
+describe('a crash while the run waits, in process and as a child killed with SIGKILL', () => {
+  /** The library's plans that crash a run mid-wait, each with the wait it interrupts. */
+  const waits = [
+    [fullRefund, 'crash-awaiting-approval', 'awaiting-approval', 'refund'],
+    [fullRefund, 'crash-awaiting-retry-after', 'awaiting-retry-after', 'refund'],
+    [partialRefund, 'crash-awaiting-backoff', 'awaiting-backoff', 'notify'],
+  ] as const;
+  const cases = waits.flatMap(([scenario, planId, probe, operation]) =>
+    (['in-process', 'child'] as const).map((mode) => ({
+      scenario,
+      planId,
+      probe,
+      operation,
+      mode,
+    })),
+  );
+
+  it.each(cases)(
+    '$scenario.id / $planId ($mode): resumed, each effect once, every write under its one key',
+    async ({ scenario, planId, probe, operation, mode }) => {
+      const faults = scenario.faultPlans
+        .find((p) => p.id === planId)!
+        .faults.map((f) => (f.kind === 'crash' ? { ...f, mode } : f));
+      const result = await trial(scenario, faults, { id: `${planId}-${mode}` });
+
+      expectCompleted(result);
+      expectEachEffectOnce(result);
+      const { crashes, calls } = result.trajectory;
+      expect(crashes).toEqual([expect.objectContaining({ probe, mode, operation })]);
+      if (mode === 'child') expectChildCrash(crashes[0], probe);
+      for (const tool of ['issue_refund', 'send_customer_message']) {
+        const keys = new Set(calls.filter((c) => c.tool === tool).map((c) => c.idempotencyKey));
+        expect(keys.size).toBe(1);
+        expect(keys.has(null)).toBe(false);
+      }
     },
     CHILD_TIMEOUT_MS,
   );

@@ -297,6 +297,12 @@ describe('bad input is refused before the run starts, naming file and field', ()
       /faults\[0\]\.trigger\.operation: the blueprint has no operation "escalate"/,
     ],
     [
+      'a crash awaiting an approval for an operation that never asks for one',
+      partialRefund,
+      { kind: 'crash', trigger: { on: 'probe', probe: 'awaiting-approval', operation: 'notify' } },
+      /faults\[0\]\.trigger\.operation: operation "notify" never waits for an approval, so a crash awaiting one never comes/,
+    ],
+    [
       'a time trigger past the virtual time budget',
       partialRefund,
       {

@@ -114,6 +114,22 @@ export const mergeDuplicates = defineScenario({
         },
       ],
     },
+    {
+      id: 'crash-awaiting-approval',
+      description:
+        'the process dies while the merge awaits the lead overnight: the resumed run asks again, then merges once',
+      faults: [
+        {
+          kind: 'approval-delayed',
+          trigger: { on: 'approval', nth: 1 },
+          delayMs: 4 * 3_600_000,
+        },
+        {
+          kind: 'crash',
+          trigger: { on: 'probe', probe: 'awaiting-approval', operation: 'merge' },
+        },
+      ],
+    },
   ],
   tags: ['approval', 'happy-path'],
 });

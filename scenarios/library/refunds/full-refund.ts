@@ -120,6 +120,33 @@ export const fullRefund = defineScenario({
       ],
       expected: { state: 'blocked', stopReason: 'permission-lost', world: nothingDone },
     },
+    {
+      id: 'crash-awaiting-approval',
+      description:
+        'the process dies while the refund awaits approval: the resumed run asks again and refunds once, under its key, with the new approval',
+      faults: [
+        {
+          kind: 'crash',
+          trigger: { on: 'probe', probe: 'awaiting-approval', operation: 'refund' },
+        },
+      ],
+    },
+    {
+      id: 'crash-awaiting-retry-after',
+      description:
+        'the payments API rate-limits the approved refund and the process dies during the wait: wait out the rest, resend under the same key and approval, refund once',
+      faults: [
+        {
+          kind: 'rate-limit',
+          trigger: { on: 'call', tool: 'issue_refund', nth: 1 },
+          retryAfterMs: 60_000,
+        },
+        {
+          kind: 'crash',
+          trigger: { on: 'probe', probe: 'awaiting-retry-after', operation: 'refund' },
+        },
+      ],
+    },
   ],
   tags: ['approval', 'happy-path'],
 });

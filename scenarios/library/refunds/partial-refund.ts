@@ -70,6 +70,18 @@ export const partialRefund = defineScenario({
       ],
     },
     {
+      id: 'crash-awaiting-backoff',
+      description:
+        'the email provider fails once and the process dies during the backoff: the mailer has no keys, so ask whether it went out, then send it once',
+      faults: [
+        { kind: 'transient', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } },
+        {
+          kind: 'crash',
+          trigger: { on: 'probe', probe: 'awaiting-backoff', operation: 'notify' },
+        },
+      ],
+    },
+    {
       id: 'message-ack-lost',
       description: 'the email goes out but its acknowledgement is lost (the mailer has no keys)',
       faults: [
