@@ -82,20 +82,21 @@ export const WHITE_BOX_SKIPPED =
  * rests on black-box checks alone because the white-box ones could not run — a pass nobody
  * checked in full must not look like one that was.
  */
-function dimensionCell(grade: RunResult['grades'][string] | undefined): Html {
+function dimensionCell(grade: RunResult['grades'][Dimension] | undefined): Html {
   if (!grade) return html`<td class="dim muted" title="not graded">–</td>`;
   const codes = [...new Set(grade.findings.map((f) => f.code))].sort().join(', ');
+  const count = grade.findings.length > 0 ? ` ${grade.findings.length}` : '';
   const skipped = grade.whiteBoxSkipped ? ` · ${WHITE_BOX_SKIPPED}` : '';
   if (!grade.pass)
     return html`<td class="dim" title="${codes}${skipped}">
-      <span class="mark fail">✗ ${grade.findings.length}</span>
+      <span class="mark fail">✗${count}</span>
     </td>`;
   if (grade.whiteBoxSkipped)
-    return html`<td class="dim" title="black-box checks pass${skipped}">
-      <span class="mark skip">◐</span>
+    return html`<td class="dim" title="black-box checks pass${codes && ` (${codes})`}${skipped}">
+      <span class="mark skip">◐${count}</span>
     </td>`;
   return html`<td class="dim" title="${codes || 'no findings'}">
-    <span class="mark pass">✓</span>
+    <span class="mark pass">✓${count}</span>
   </td>`;
 }
 
