@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { HtmlReportError } from './html-report-error.js';
-import { clipText, visibleControls } from './visible-text.js';
+import { shownText, visibleControls } from './visible-text.js';
 
 /**
  * Markup that cannot carry unescaped text. The report shows strings that worlds, agents and
@@ -73,7 +73,7 @@ function interpolate(value: Interpolation): string {
   if (value instanceof Html) return value.toString();
   if (value === false || value === null || value === undefined) return '';
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return escapeHtml(visibleControls(clipText(value)));
+  if (typeof value === 'string') return escapeHtml(shownText(value));
   return value.map(interpolate).join('');
 }
 

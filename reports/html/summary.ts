@@ -2,6 +2,7 @@ import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade
 import { passHatK } from '../../graders/metrics.js';
 import type { RunResult } from '../results.js';
 import { html, type Html } from './markup.js';
+import { shownText } from './visible-text.js';
 
 /** What the summary's filters need to know of one run (the page's JSON data, per run). */
 export interface RunFacts {
@@ -32,9 +33,10 @@ export function runFacts({ key, result }: PlacedRun): RunFacts {
     key,
     id: result.id,
     failing: DIMENSIONS.filter((d) => result.grades[d]?.pass === false),
-    kinds: [...new Set(result.faultKinds)].sort(),
+    // As the filters' options show them (controls spelled out), or a filter would never match.
+    kinds: [...new Set(result.faultKinds)].sort().map(shownText),
     pass: result.pass,
-    state: result.state,
+    state: shownText(result.state),
   };
 }
 

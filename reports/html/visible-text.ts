@@ -76,3 +76,11 @@ export function clipJson(value: unknown, limit: number = TEXT_LIMIT): unknown {
   }
   return value;
 }
+
+/**
+ * Text exactly as the page shows it (cut, controls spelled out): what a filter's option carries
+ * as its value, so the viewer's data must hold the same to match it.
+ */
+export function shownText(text: string): string {
+  return visibleControls(clipText(text));
+}

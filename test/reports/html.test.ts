@@ -368,6 +368,22 @@ describe('htmlReporter with hostile, huge and unusual results', () => {
     expect(html).toContain('⟨U+202E⟩evil⟨U+202C⟩⟨U+2067⟩\\u0007\\u001b[2J');
   });
 
+  it('gives the filters the text their options show, so a spelled-out state still matches', () => {
+    const { result, raw } = doctor('x');
+    const state = `done${BIDI}`;
+    const html = htmlReporter.render(
+      { results: [{ ...result, state }], k: 1, trajectory: () => raw },
+      { color: false },
+    );
+    const data = dataElement(html) as { runs: { state: string }[] };
+    const options = attributes(
+      /<select id="filter-state">[\s\S]*?<\/select>/.exec(html)?.[0] ?? '',
+      'value',
+    );
+    expect(data.runs.map((r) => r.state)).toEqual([`done${SPELLED}`]);
+    expect(options).toContain(`done${SPELLED}`);
+  });
+
   it('cuts megabyte-long text and says how much it left out', () => {
     const huge = 'x'.repeat(1_000_000);
     const { result, raw } = doctor(huge);
