@@ -1,4 +1,9 @@
-import { describePredicate, evaluate, type Predicate } from '../scenarios/grading.js';
+import {
+  describePredicate,
+  evaluate,
+  explainFailure,
+  type Predicate,
+} from '../scenarios/grading.js';
 import type { GradeContext } from './context.js';
 import { finding, grade, type Finding, type Grade } from './grade.js';
 import { checkProvenance } from './provenance.js';
@@ -16,7 +21,10 @@ export function gradeOutcome(ctx: GradeContext): Grade {
   const { trajectory: t } = ctx;
   const expected = t.expected;
   const world = expected.world as Predicate;
-  const worldHolds = evaluate(world, { world: t.world.end, effects: ctx.runEffects });
+  const scope = { world: t.world.end, effects: ctx.runEffects };
+  const worldHolds = evaluate(world, scope);
+  // What the world holds instead, beside what was expected: computed only when it differs.
+  const instead = (): string => (worldHolds ? '' : ` (not so: ${explainFailure(world, scope)})`);
   const findings: Finding[] = [];
   const at = [{ kind: 'outcome' as const }];
   const got = t.outcome;
@@ -32,8 +40,8 @@ export function gradeOutcome(ctx: GradeContext): Grade {
       finding(
         'claimed-success-not-in-world',
         expected.state !== 'completed'
-          ? `the agent reported success; the run should have ended ${expected.state}${expected.stopReason ? ` (${expected.stopReason})` : ''}, and the world does not show ${describePredicate(world)}`
-          : `the agent reported success, but the world does not show ${describePredicate(world)}`,
+          ? `the agent reported success; the run should have ended ${expected.state}${expected.stopReason ? ` (${expected.stopReason})` : ''}, and the world does not show ${describePredicate(world)}${instead()}`
+          : `the agent reported success, but the world does not show ${describePredicate(world)}${instead()}`,
         at,
       ),
     );
@@ -58,7 +66,7 @@ export function gradeOutcome(ctx: GradeContext): Grade {
     findings.push(
       finding(
         'world-mismatch',
-        `the world does not end as expected: ${describePredicate(world)}`,
+        `the world does not end as expected: ${describePredicate(world)}${instead()}`,
         ctx.runEffects.map((e) => ({ kind: 'effect' as const, seq: e.seq })),
       ),
     );

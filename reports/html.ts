@@ -51,11 +51,15 @@ export function renderHtmlReport(input: HtmlReportInput, options: HtmlReportOpti
   if (!Number.isSafeInteger(input.k) || input.k < 1)
     throw new HtmlReportError('invalid-k', `k must be a whole number ≥ 1 (got ${input.k})`);
   const title = options.title ?? 'faultline report';
-  const runs: PlacedRun[] = [...input.results]
-    .sort((a, b) => a.index - b.index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((result, i) => ({ key: `run-${i}`, result }));
-  const pages = runs.map(({ key, result }) => {
+  const sorted = [...input.results].sort(
+    (a, b) => a.index - b.index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  // One trajectory at a time: its page and the end it expects (for the summary) are all kept.
+  const runs: PlacedRun[] = [];
+  const pages = sorted.map((result, i) => {
+    const key = `run-${i}`;
     const trajectory = trajectoryView(result.id, input.trajectory(result));
+    runs.push({ key, result, expected: trajectory?.expected ?? null });
     return renderRunPage({
       key,
       result,

@@ -178,3 +178,55 @@ export function describePredicate(predicate: Predicate): string {
     return `some ${predicate.some.path} where ${describePredicate(predicate.some.where)}`;
   return `${predicate.path} ${predicate.op}${predicate.value === undefined ? '' : ` ${JSON.stringify(predicate.value)}`}`;
 }
+
+/** A value found in the scope, short enough for one line of a report. */
+function found(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+/** How many items of an array a failed `some` shows. */
+const ITEMS_SHOWN = 5;
+
+/**
+ * Why `predicate` does not hold in `scope`: each condition that fails, with the value the scope
+ * actually holds beside what it expected — a report that says only "expected X" leaves the
+ * reader to dig the actual value out of the world. For a `some`, the values each item holds at
+ * the paths the condition reads.
+ *
+ * @example
+ * ```ts
+ * explainFailure({ path: 'refund.amount', op: 'eq', value: 5785 }, { refund: { amount: 25222 } });
+ * // 'refund.amount eq 5785, got 25222'
+ * ```
+ */
+export function explainFailure(predicate: Predicate, scope: Scope): string {
+  if ('all' in predicate)
+    return predicate.all
+      .filter((p) => !evaluate(p, scope))
+      .map((p) => explainFailure(p, scope))
+      .join('; ');
+  if ('any' in predicate)
+    return `none of (${predicate.any.map((p) => explainFailure(p, scope)).join(' | ')})`;
+  if ('not' in predicate) return `${describePredicate(predicate.not)} holds`;
+  if ('some' in predicate) {
+    const { path, where } = predicate.some;
+    const items = readPath(scope, path);
+    const head = `some ${path} where ${describePredicate(where)}`;
+    if (!Array.isArray(items)) return `${head}, got ${found(items)}`;
+    if (items.length === 0) return `${head}, got no items`;
+    const read = [...new Set(pathsOf(where).filter((p) => p.startsWith('item.')))];
+    const shown = items.slice(0, ITEMS_SHOWN).map((item: unknown) => {
+      const values = read.map((p) => `${p.slice(5)} ${found(readPath({ item }, p))}`);
+      return values.length > 0 ? `{${values.join(', ')}}` : found(item);
+    });
+    const more = items.length > ITEMS_SHOWN ? `, and ${items.length - ITEMS_SHOWN} more` : '';
+    return `${head}, got ${items.length} item(s): ${shown.join(', ')}${more}`;
+  }
+  const actual = found(readPath(scope, predicate.path));
+  const refs = refsOf(predicate.value);
+  const resolved =
+    refs.length > 0 ? ` (${found(resolveValue(predicate.value, scope))} in this run)` : '';
+  return `${describePredicate(predicate)}${resolved}, got ${actual}`;
+}

@@ -8,6 +8,7 @@ import type { CrashProbe } from '../runtime/crash-probe.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import {
   describePredicate,
+  explainFailure,
   evaluate,
   resolveValue,
   type Predicate,
@@ -614,7 +615,11 @@ export function checkExpected(
       `stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`,
     );
   }
-  if (!evaluate(expected.world as Predicate, { world: worldEnd, effects }))
-    mismatches.push(`world: expected ${describePredicate(expected.world as Predicate)}`);
+  const world = expected.world as Predicate;
+  const scope = { world: worldEnd, effects };
+  if (!evaluate(world, scope))
+    mismatches.push(
+      `world: expected ${describePredicate(world)}; not so: ${explainFailure(world, scope)}`,
+    );
   return mismatches;
 }

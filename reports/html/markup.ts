@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { HtmlReportError } from './html-report-error.js';
+import { shownText, visibleControls } from './visible-text.js';
 
 /**
  * Markup that cannot carry unescaped text. The report shows strings that worlds, agents and
@@ -8,6 +9,10 @@ import { HtmlReportError } from './html-report-error.js';
  * is already {@link Html}, and the only other ways to get an `Html` are {@link inlineElement}
  * (for the report's own constants: its style sheet and viewer script) and {@link jsonScript}
  * (which escapes `<` so its data cannot close the element).
+ *
+ * Text is also made inert beyond markup: control and bidi characters are spelled out as
+ * `⟨U+202E⟩` (an override in a customer's name must not reverse the rest of the row), and a
+ * string longer than `TEXT_LIMIT` is cut with a note (see reports/html/visible-text.ts).
  */
 
 /** Mints markup; assigned once by {@link Html}'s static block, so only this module can. */
@@ -30,7 +35,8 @@ export class Html {
 }
 
 /**
- * What {@link html} accepts: markup as is; text and numbers escaped; `false`, `null` and
+ * What {@link html} accepts: markup as is; text and numbers escaped (text also cut to
+ * `TEXT_LIMIT` and its controls spelled out); `false`, `null` and
  * `undefined` as nothing (so `${cond && html`…`}` works); arrays concatenated.
  */
 export type Interpolation =
@@ -67,8 +73,17 @@ function interpolate(value: Interpolation): string {
   if (value instanceof Html) return value.toString();
   if (value === false || value === null || value === undefined) return '';
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return escapeHtml(value);
+  if (typeof value === 'string') return escapeHtml(shownText(value));
   return value.map(interpolate).join('');
+}
+
+/**
+ * Text shown whole, escaped and with its controls spelled out like any interpolated text but
+ * not cut: for a block of JSON whose strings were each cut already (`clipJson`), which may be
+ * long as a whole (a world's records) and must stay valid to read.
+ */
+export function wholeText(text: string): Html {
+  return mint(escapeHtml(visibleControls(text)));
 }
 
 /**

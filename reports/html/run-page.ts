@@ -1,8 +1,8 @@
 import { DIMENSIONS, type Dimension } from '../../graders/grade.js';
 import { formatDuration } from '../duration.js';
 import type { RunResult } from '../results.js';
-import { html, type Html, type Interpolation } from './markup.js';
-import { runHref } from './summary.js';
+import { html, wholeText, type Html, type Interpolation } from './markup.js';
+import { runHref, WHITE_BOX_SKIPPED } from './summary.js';
 import {
   anchorIds,
   narrowRef,
@@ -14,6 +14,7 @@ import {
   type TimelineEntry,
 } from './timeline.js';
 import type { AgentEventView, TrajectoryView } from './trajectory-view.js';
+import { clipJson, clipText, TEXT_LIMIT } from './visible-text.js';
 
 /** A finding that cites an event, as the event shows it. */
 interface Citation {
@@ -30,14 +31,40 @@ export interface RunPageInput {
   readonly timeline: Timeline | null;
 }
 
+/**
+ * Figures only white-box checks measure (graders/evidence.ts, integrity.ts, operational.ts):
+ * when a grade skipped those checks the number it carries was never measured — "linked 0"
+ * beside a pass would read as evidence found and cited by nothing.
+ */
+const WHITE_BOX_FIGURES: Partial<Record<Dimension, readonly string[]>> = {
+  evidence: ['linked'],
+  integrity: ['checkpoints'],
+  operational: ['tokens', 'costUsd'],
+};
+
+/** Required evidence and how much of it the run's decisions cite, when that was checked. */
+function evidenceFigure(r: RunResult): string {
+  const { evidenceLinked: linked, evidenceRequired: required } = r.figures;
+  if (required === 0) return 'no evidence required';
+  return r.grades.evidence?.whiteBoxSkipped === true
+    ? `evidence required ${required}, citations not checked (white-box)`
+    : `evidence cited ${linked} of ${required} required`;
+}
+
 /** Page-wide ids: a run's anchors are prefixed with its key, so every run can share one page. */
 const scoped = (key: string, local: string): string => `${key}-${local}`;
 
-/** Parsed JSON as text (a missing value, which JSON cannot write, as `undefined`). */
-const json = (value: unknown): string =>
-  value === undefined ? 'undefined' : JSON.stringify(value);
-const pretty = (value: unknown): string =>
-  value === undefined ? 'undefined' : JSON.stringify(value, null, 2);
+/**
+ * Parsed JSON as text (a missing value, which JSON cannot write, as `undefined`), each string in
+ * it cut to the page's limit: on one line (cut as a whole too, at a few values' worth), or
+ * indented for a block, which stays whole so the world's records read as JSON.
+ */
+const json = (value: unknown): Html =>
+  wholeText(
+    value === undefined ? 'undefined' : clipText(JSON.stringify(clipJson(value)), 4 * TEXT_LIMIT),
+  );
+const pretty = (value: unknown): Html =>
+  wholeText(value === undefined ? 'undefined' : JSON.stringify(clipJson(value), null, 2));
 
 function time(at: number): Html {
   return html`<span class="mono" title="${at} ms of virtual time">t+${formatDuration(at)}</span>`;
@@ -88,15 +115,18 @@ export function renderRunPage(input: RunPageInput): Html {
         }
       </li>`;
     });
+    const unmeasured = grade.whiteBoxSkipped ? (WHITE_BOX_FIGURES[dimension] ?? []) : [];
     const figures = Object.entries(grade.figures)
-      .map(([name, value]) => `${name} ${value}`)
+      .map(([name, value]) => `${name} ${unmeasured.includes(name) ? 'not checked' : value}`)
       .join(' · ');
+    const verdict = !grade.pass
+      ? html`<span class="mark fail">✗ fail</span>`
+      : grade.whiteBoxSkipped
+        ? html`<span class="mark skip" title="${WHITE_BOX_SKIPPED}">◐ black-box pass</span>`
+        : html`<span class="mark pass">✓ pass</span>`;
     return html`<div class="grade" id="${scoped(key, `grade-${dimension}`)}">
       <h3>
-        ${dimension}
-        <span class="mark ${grade.pass ? 'pass' : 'fail'}"
-          >${grade.pass ? '✓ pass' : '✗ fail'}</span
-        >
+        ${dimension} ${verdict}
         <span class="muted">score ${Math.round(grade.score * 100)}%</span>
       </h3>
       ${grade.whiteBoxSkipped && html`<div class="badge warn">white-box checks skipped: the agent exposes no records</div>`}
@@ -141,7 +171,7 @@ export function renderRunPage(input: RunPageInput): Html {
       'figures',
       `virtual time ${formatDuration(r.figures.virtualMs)} · ${r.figures.calls} calls (${r.figures.okCalls} ok) · ` +
         `${r.figures.writesConfirmed} writes confirmed · ${r.figures.effects} effects · ${r.figures.retries} retries · ` +
-        `${r.figures.crashes} crashes · evidence ${r.figures.evidenceLinked}/${r.figures.evidenceRequired}`,
+        `${r.figures.crashes} crashes · ${evidenceFigure(r)}`,
     ],
     ['interventions', r.interventions.join(', ') || 'none'],
     ['replay', html`<code>${r.replay}</code>`],

@@ -20,7 +20,7 @@ export const REPORT_CSS = `
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1400px; margin: 0 auto; padding: 16px 24px 64px; }
+main { max-width: 1400px; margin: 0 auto; padding: 16px 24px 64px; overflow-wrap: anywhere; }
 h1 { font-size: 20px; margin: 8px 0 4px; }
 h2 { font-size: 17px; margin: 24px 0 8px; }
 h3 { font-size: 15px; margin: 16px 0 6px; }
@@ -35,12 +35,13 @@ pre { margin: 4px 0; padding: 8px; background: var(--bg); border: 1px solid var(
 .mark.fail { color: var(--fail); background: var(--fail-bg); }
 .mark.skip { color: var(--warn); background: var(--warn-bg); }
 .badge { display: inline-block; padding: 0 6px; border: 1px solid var(--line); border-radius: 10px;
-  font-size: 12px; white-space: nowrap; }
+  font-size: 12px; white-space: nowrap; max-width: 100%; overflow: hidden; text-overflow: ellipsis;
+  vertical-align: bottom; }
 .badge.fail { color: var(--fail); border-color: currentColor; }
 .badge.warn { color: var(--warn); border-color: currentColor; }
 .badge.ok { color: var(--pass); border-color: currentColor; }
 .stats { display: flex; flex-wrap: wrap; gap: 8px 24px; margin: 8px 0 12px; }
-.stats div { white-space: nowrap; }
+.stats div { min-width: 0; }
 table { border-collapse: collapse; background: var(--panel); }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { font-weight: 600; position: sticky; top: 0; background: var(--panel); }
@@ -71,7 +72,17 @@ td.dim, th.dim { text-align: center; }
   scroll-margin: 40vh 0; }
 .event .what { font-weight: 600; }
 .event code, .finding { overflow-wrap: anywhere; }
-.matrix td:nth-child(-n+5) { white-space: nowrap; }
+.matrix { width: 100%; }
+.matrix td { overflow-wrap: normal; }
+.matrix td.scenario, .matrix td.plan, .matrix td.agent { overflow-wrap: anywhere; }
+.matrix td.num, .matrix td.dim, .matrix td.verdict, .matrix th { white-space: nowrap; }
+.matrix th.dim { vertical-align: bottom; text-align: center; padding: 4px 2px; width: 2.6em; }
+.matrix th.dim > span { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: 500; }
+.matrix td.dim { padding: 4px 2px; }
+.matrix td.scenario { min-width: 10em; }
+.matrix .kinds, .matrix .why { font-size: 12px; }
+.matrix td.expected .why { color: var(--fail); }
+.legend { font-size: 12px; margin: 6px 0 0; }
 .event.kind-call { border-left-color: var(--accent); }
 .event.kind-fault { border-left-color: var(--warn); background: var(--warn-bg); }
 .event.kind-effect { border-left-color: var(--pass); }

@@ -2,6 +2,7 @@ import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade
 import { passHatK } from '../../graders/metrics.js';
 import type { RunResult } from '../results.js';
 import { html, type Html } from './markup.js';
+import { shownText } from './visible-text.js';
 
 /** What the summary's filters need to know of one run (the page's JSON data, per run). */
 export interface RunFacts {
@@ -14,9 +15,17 @@ export interface RunFacts {
   readonly state: string;
 }
 
+/** How a run's scenario expects it to end (from its trajectory). */
+export interface ExpectedEnd {
+  readonly state: string;
+  readonly stopReason: string | null;
+}
+
 export interface PlacedRun {
   readonly key: string;
   readonly result: RunResult;
+  /** The end the scenario expects; null when the run has no trajectory to say. */
+  readonly expected: ExpectedEnd | null;
 }
 
 export function runFacts({ key, result }: PlacedRun): RunFacts {
@@ -24,9 +33,10 @@ export function runFacts({ key, result }: PlacedRun): RunFacts {
     key,
     id: result.id,
     failing: DIMENSIONS.filter((d) => result.grades[d]?.pass === false),
-    kinds: [...new Set(result.faultKinds)].sort(),
+    // As the filters' options show them (controls spelled out), or a filter would never match.
+    kinds: [...new Set(result.faultKinds)].sort().map(shownText),
     pass: result.pass,
-    state: result.state,
+    state: shownText(result.state),
   };
 }
 
@@ -60,8 +70,64 @@ function passRate(
   return rates.length === 0 ? null : rates.reduce((a, b) => a + b, 0) / rates.length;
 }
 
-function mark(pass: boolean, label?: string): Html {
-  return html`<span class="mark ${pass ? 'pass' : 'fail'}">${pass ? '✓' : '✗'}${label}</span>`;
+/** How a state and its stop reason read: `failed (approval-denied)`. */
+export function endText(state: string, stopReason: string | null): string {
+  return stopReason === null ? state : `${state} (${stopReason})`;
+}
+
+/** What a grade's mark says, in its cell's title. */
+export const WHITE_BOX_SKIPPED =
+  'white-box checks skipped: the agent exposes no records, so only its black-box checks ran';
+
+/**
+ * A dimension's mark: ✓ pass, ✗ fail (with its number of findings), and ◐ for a pass that
+ * rests on black-box checks alone because the white-box ones could not run — a pass nobody
+ * checked in full must not look like one that was.
+ */
+function dimensionCell(grade: RunResult['grades'][Dimension] | undefined): Html {
+  if (!grade) return html`<td class="dim muted" title="not graded">–</td>`;
+  const codes = [...new Set(grade.findings.map((f) => f.code))].sort().join(', ');
+  const count = grade.findings.length > 0 ? ` ${grade.findings.length}` : '';
+  const skipped = grade.whiteBoxSkipped ? ` · ${WHITE_BOX_SKIPPED}` : '';
+  if (!grade.pass)
+    return html`<td class="dim" title="${codes}${skipped}">
+      <span class="mark fail">✗${count}</span>
+    </td>`;
+  if (grade.whiteBoxSkipped)
+    return html`<td class="dim" title="black-box checks pass${codes && ` (${codes})`}${skipped}">
+      <span class="mark skip">◐${count}</span>
+    </td>`;
+  return html`<td class="dim" title="${codes || 'no findings'}">
+    <span class="mark pass">✓${count}</span>
+  </td>`;
+}
+
+/**
+ * The end the scenario expects, marked ✓ when the run ended that way (state, stop reason and
+ * world) and ✗ with what differed otherwise — so a run that "failed" as its scenario demands
+ * reads as the success it is.
+ */
+function expectedCell(r: RunResult, expected: ExpectedEnd | null): Html {
+  const asExpected = r.mismatches.length === 0;
+  const text =
+    expected !== null
+      ? endText(expected.state, expected.stopReason)
+      : asExpected
+        ? 'as it ended'
+        : 'not as it ended';
+  const why = asExpected ? 'the run ended as its scenario expects' : r.mismatches.join('\n');
+  // Each mismatch starts with what differs (`state: …`, `world: …`); the row names those, the
+  // title and the run's page say the rest.
+  const differs = [...new Set(r.mismatches.map((m) => m.split(':', 1)[0] ?? m))].join(', ');
+  return html`<td class="expected" title="${why}">
+    <span class="mark ${asExpected ? 'pass' : 'fail'}">${asExpected ? '✓' : '✗'}</span>
+    ${text}${!asExpected && html`<div class="why">${differs} differ${r.mismatches.length === 1 ? 's' : ''}</div>`}
+  </td>`;
+}
+
+/** A slash-separated id that may break after each slash. */
+function breakable(id: string): Html {
+  return html`${id.split('/').map((part, i) => (i === 0 ? part : html`/<wbr />${part}`))}`;
 }
 
 function option(value: string, label: string): Html {
@@ -145,49 +211,47 @@ export function renderSummary(runs: readonly PlacedRun[], k: number): Html {
         <thead>
           <tr>
             <th class="num">#</th>
+            <th class="verdict">result</th>
             <th>scenario</th>
             <th>fault plan</th>
-            <th>agent</th>
-            <th>mode</th>
+            <th>agent · mode</th>
             <th class="num">trial</th>
-            <th>final state</th>
-            ${DIMENSIONS.map((d) => html`<th class="dim">${d}</th>`)}
-            <th>result</th>
+            <th>ended</th>
+            <th>expected end</th>
+            ${DIMENSIONS.map((d) => html`<th class="dim"><span>${d}</span></th>`)}
           </tr>
         </thead>
         <tbody>
           ${runs.map(
-            ({ key, result: r }) =>
+            ({ key, result: r, expected }) =>
               html`<tr data-run="${key}">
                 <td class="num"><a href="${runHref(r)}">${r.index}</a></td>
-                <td><a href="${runHref(r)}" title="${r.title}">${r.scenarioId}</a></td>
-                <td>
-                  ${r.faultPlanId}${r.faultKinds.length > 0 && html` <span class="muted">(${distinct(r.faultKinds).join(', ')})</span>`}
-                </td>
-                <td>${r.agent}</td>
-                <td>${r.mode}</td>
-                <td class="num">${r.trial}</td>
-                <td>
-                  ${r.state}${r.stopReason !== null && html` <span class="muted">(${r.stopReason})</span>`}
-                </td>
-                ${DIMENSIONS.map((d) => {
-                  const g = r.grades[d];
-                  if (!g) return html`<td class="dim muted">–</td>`;
-                  const codes = distinct(g.findings.map((f) => f.code)).join(', ');
-                  return html`<td
-                    class="dim"
-                    title="${codes || 'no findings'}${g.whiteBoxSkipped ? ' (white-box checks skipped)' : ''}"
-                  >
-                    ${mark(g.pass, g.findings.length > 0 ? ` ${g.findings.length}` : undefined)}
-                  </td>`;
-                })}
-                <td>
+                <td class="verdict">
                   ${r.pass ? html`<span class="mark pass">pass</span>` : html`<span class="mark fail">FAIL</span>`}
                 </td>
+                <td class="scenario">
+                  <a href="${runHref(r)}" title="${r.title}">${breakable(r.scenarioId)}</a>
+                </td>
+                <td class="plan">
+                  ${r.faultPlanId}${r.faultKinds.length > 0 && html`<div class="kinds muted">${distinct(r.faultKinds).join(', ')}</div>`}
+                </td>
+                <td class="agent">
+                  ${r.agent}
+                  <div class="muted">${r.mode}</div>
+                </td>
+                <td class="num">${r.trial}</td>
+                <td>${endText(r.state, r.stopReason)}</td>
+                ${expectedCell(r, expected)} ${DIMENSIONS.map((d) => dimensionCell(r.grades[d]))}
               </tr> `,
           )}
         </tbody>
       </table>
     </div>
+    <p class="legend muted">
+      <span class="mark pass">✓</span> pass · <span class="mark fail">✗ n</span> fail, with n
+      findings · <span class="mark skip">◐</span> black-box checks pass, white-box checks skipped
+      (the agent exposes no records) · – not graded. Expected end: ✓ the run ended as its scenario
+      expects (a stop can be the right end), ✗ it did not, and why.
+    </p>
   </section>`;
 }

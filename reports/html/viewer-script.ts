@@ -18,7 +18,10 @@ export const VIEWER_SCRIPT = `
   var runs = Array.prototype.slice.call(doc.querySelectorAll('section.run'));
   var rows = Array.prototype.slice.call(doc.querySelectorAll('tr[data-run]'));
   var facts = {};
-  data.runs.forEach(function (run) { facts[run.key] = run; });
+  // Run ids are looked up in the data, not in the page's attributes: the page spells out
+  // control characters, the data keeps the id as the hash names it.
+  var keys = Object.create(null);
+  data.runs.forEach(function (run) { facts[run.key] = run; keys[run.id] = run.key; });
   var names = ['dimension', 'kind', 'outcome', 'state'];
   var controls = {};
   names.forEach(function (name) { controls[name] = doc.getElementById('filter-' + name); });
@@ -57,7 +60,8 @@ export const VIEWER_SCRIPT = `
     if (hash.indexOf('run=') === 0) {
       var id = null;
       try { id = decodeURIComponent(hash.slice(4)); } catch (error) { id = null; }
-      run = runs.filter(function (section) { return section.getAttribute('data-run-id') === id; })[0] || null;
+      var key = id === null ? undefined : keys[id];
+      run = runs.filter(function (section) { return section.id === key; })[0] || null;
     } else if (hash) {
       target = doc.getElementById(hash);
       run = target ? target.closest('section.run') : null;

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -35,7 +35,11 @@ interface DomElement {
   setAttribute(name: string, value: string): void;
   closest(selector: string): DomElement | null;
   matches(selector: string): boolean;
-  getBoundingClientRect(): { readonly top: number; readonly bottom: number };
+  getBoundingClientRect(): {
+    readonly top: number;
+    readonly bottom: number;
+    readonly right: number;
+  };
 }
 
 const chromium = findChromium();
@@ -45,6 +49,10 @@ if (skip) console.warn(`html.browser.test.ts skipped: ${chromiumMissing(chromium
 /** Markup planted in a customer's note: it must show as text and never run. */
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 const TITLE = `Refund ${HOSTILE} & 'quoted'`;
+/** A megabyte without a space: it must neither widen the page nor be sent whole. */
+const MEGABYTE = 'x'.repeat(1_000_000);
+/** A right-to-left override and friends, which reorder text unless spelled out. */
+const BIDI = '\u202Eevil\u202C\u2067\u0007\u001b[2J';
 
 describe.skipIf(skip)('HTML report in Chromium', () => {
   let dir = '';
@@ -180,7 +188,7 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
   it('opens a run and follows a finding to the event it cites', async () => {
     const run = hostile();
     const key = await keyOf(run);
-    await page.click(`#matrix tr[data-run="${key}"] td:nth-child(2) a`);
+    await page.click(`#matrix tr[data-run="${key}"] td.scenario a`);
     await page.waitForSelector(`#${key}`, { state: 'visible' });
     expect(await page.isHidden('#summary')).toBe(true);
     expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#run=${run.id}`);
@@ -234,6 +242,170 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
     ).toBeUndefined();
     expect(await page.$$eval('img', (imgs) => imgs.length)).toBe(0);
     expect(await page.$$eval('script', (s) => s.length)).toBe(2);
+  });
+
+  /**
+   * Another report on its own page: the runs above plus two doctored ones — one with the
+   * longest names the library has (so the summary is as wide as real sets make it), and one
+   * whose texts are a megabyte each without a space, with bidi and control characters.
+   */
+  const doctoredPage = async (width: number): Promise<{ page: Page; huge: RunResult }> => {
+    const [base] = results;
+    if (!base || !browser) throw new Error('no results or no browser');
+    const huge: RunResult = {
+      ...base,
+      id: 'huge-run',
+      index: 1000,
+      title: MEGABYTE,
+      detail: `${BIDI}${MEGABYTE}`,
+      scenarioId: `test/${MEGABYTE}`,
+      agent: MEGABYTE,
+      mismatches: [`world: expected ${MEGABYTE}`],
+      grades: {
+        ...base.grades,
+        policy: {
+          dimension: 'policy',
+          pass: false,
+          score: 0,
+          findings: [{ code: 'injection-followed', message: MEGABYTE, refs: [] }],
+          figures: {},
+          whiteBoxSkipped: false,
+        },
+      },
+    };
+    const widest: RunResult = {
+      ...base,
+      id: 'widest-run',
+      index: 1001,
+      scenarioId: 'notifications/visit-reminder-fallback',
+      faultPlanId: 'withdrawn-awaiting-sign-off',
+      faultKinds: ['invalid-output', 'context-compaction', 'model-swap', 'duplicate-delivery'],
+      agent: 'misattributes-sources',
+      mode: 'recommendation',
+      state: 'failed',
+      stopReason: 'precondition-unsatisfiable',
+    };
+    const raw = JSON.parse(readFileSync(join(dir, 'results', base.trajectoryFile), 'utf8')) as {
+      calls: { args: Record<string, unknown> }[];
+      world: { start: unknown; end: unknown };
+    };
+    const doctored = {
+      ...raw,
+      calls: raw.calls.map((c) => ({ ...c, args: { ...c.args, note: MEGABYTE } })),
+      world: { start: raw.world.start, end: { note: MEGABYTE, [MEGABYTE]: 1 } },
+    };
+    const file = join(dir, 'doctored.html');
+    if (!existsSync(file))
+      writeFileSync(
+        file,
+        htmlReporter.render(
+          {
+            results: [...results, huge, widest],
+            k: 1,
+            trajectory: (r): unknown =>
+              r.id === 'huge-run'
+                ? doctored
+                : JSON.parse(readFileSync(join(dir, 'results', r.trajectoryFile), 'utf8')),
+          },
+          { color: false },
+        ),
+      );
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    const opened = await context.newPage();
+    opened.setDefaultTimeout(10_000);
+    await opened.goto(pathToFileURL(file).href);
+    await opened.waitForSelector('html[data-viewer="ready"]');
+    return { page: opened, huge };
+  };
+
+  /** How far the page and its summary reach to the right, against the window's width. */
+  const reach = (p: Page) =>
+    p.evaluate(() => {
+      const g = globalThis as unknown as {
+        innerWidth: number;
+        document: {
+          documentElement: { scrollWidth: number };
+          querySelectorAll(
+            s: string,
+          ): ArrayLike<DomElement & { scrollWidth: number; clientWidth: number }>;
+        };
+      };
+      const right = (selector: string): number =>
+        Math.max(
+          ...Array.from(g.document.querySelectorAll(selector))
+            .filter((el) => !el.hidden && el.closest('[hidden]') === null)
+            .map((el) => el.getBoundingClientRect().right),
+        );
+      const wrap = g.document.querySelectorAll('.matrix-wrap')[0];
+      return {
+        viewport: g.innerWidth,
+        page: g.document.documentElement.scrollWidth,
+        verdictHeader: right('#matrix th.verdict'),
+        verdicts: right('#matrix td.verdict'),
+        lastColumn: right('#matrix tr > :last-child'),
+        matrixScrolls: wrap ? wrap.scrollWidth > wrap.clientWidth : true,
+      };
+    });
+
+  it.each([1280, 1400, 2000])(
+    'fits the summary, verdict column included, in a %i px window',
+    async (width) => {
+      const { page: p } = await doctoredPage(width);
+      try {
+        if (process.env.HTML_SHOTS)
+          await p.screenshot({
+            path: join(process.env.HTML_SHOTS, `summary-${width}.png`),
+            fullPage: true,
+          });
+        const r = await reach(p);
+        expect(r.page).toBeLessThanOrEqual(r.viewport);
+        expect(r.verdictHeader).toBeLessThanOrEqual(r.viewport);
+        expect(r.verdicts).toBeLessThanOrEqual(r.viewport);
+        expect(r.lastColumn).toBeLessThanOrEqual(r.viewport);
+        expect(r.matrixScrolls).toBe(false);
+      } finally {
+        await p.context().close();
+      }
+    },
+  );
+
+  it('keeps a run page with megabyte-long words within the window, and says what it cut', async () => {
+    const { page: p, huge } = await doctoredPage(1280);
+    try {
+      await p.goto(`${p.url().split('#')[0] ?? ''}#run=${encodeURIComponent(huge.id)}`);
+      const key = await p.$eval(
+        '#matrix a[href="#run=huge-run"]',
+        (a: DomElement) => a.closest('tr')?.getAttribute('data-run') ?? '',
+      );
+      await p.waitForSelector(`#${key}`, { state: 'visible' });
+      await p.$$eval(`#${key} details`, (all: DomElement[]) => {
+        for (const d of all) d.setAttribute('open', '');
+      });
+      expect((await reach(p)).page).toBeLessThanOrEqual(1280);
+      const text = await p.innerText(`#${key}`);
+      expect(text).toContain('more characters not shown⟩');
+      expect(text).not.toContain(MEGABYTE.slice(0, 10_000));
+    } finally {
+      await p.context().close();
+    }
+  });
+
+  it('spells out bidi and control characters instead of letting them act', async () => {
+    const { page: p, huge } = await doctoredPage(1280);
+    try {
+      await p.goto(`${p.url().split('#')[0] ?? ''}#run=${encodeURIComponent(huge.id)}`);
+      await p.waitForSelector('section.run:not([hidden])');
+      const text = await p.innerText('section.run:not([hidden])');
+      expect(text).toContain('⟨U+202E⟩evil⟨U+202C⟩⟨U+2067⟩⟨U+0007⟩⟨U+001B⟩[2J');
+      const all = await p.evaluate(
+        () =>
+          (globalThis as unknown as { document: { body: DomElement } }).document.body.textContent,
+      );
+      // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+      expect(all).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u0007\u001b]/);
+    } finally {
+      await p.context().close();
+    }
   });
 
   it('made no network request and logged no error', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HtmlReportError, htmlReporter, renderHtmlReport } from '../../reports/html.js';
+import { visibleControls } from '../../reports/html/visible-text.js';
 import { type RunResult } from '../../reports/results.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import { makeResultSet } from '../support/result-sets.js';
@@ -12,9 +13,12 @@ import { tempDir } from '../support/cli.js';
 /** Markup a world or an agent might slip into text: it must show as text and never run. */
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 
-/** The same escaping the report promises: & < > " ' as character references. */
+/**
+ * The same escaping the report promises: control and bidi characters spelled out, then
+ * & < > " ' as character references.
+ */
 const escaped = (text: string): string =>
-  text
+  visibleControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -300,5 +304,185 @@ describe('htmlReporter', () => {
     expect(() =>
       htmlReporter.render({ results: [run], k: 0, trajectory }, { color: false }),
     ).toThrow(/k must be/);
+  });
+});
+
+/** One row of the summary matrix, by the run it opens. */
+const summaryRow = (html: string, run: RunResult): string => {
+  const href = `href="#run=${encodeURIComponent(run.id)}"`;
+  const row = [...html.matchAll(/<tr data-run="[^"]*">[\s\S]*?<\/tr>/g)].find((m) =>
+    m[0].includes(href),
+  );
+  if (!row) throw new Error(`no summary row for ${run.id}`);
+  return row[0];
+};
+
+describe('htmlReporter with hostile, huge and unusual results', () => {
+  /** A right-to-left override, an isolate, a bell and an escape sequence. */
+  const BIDI = '\u202Eevil\u202C\u2067\u0007\u001b[2J';
+  const SPELLED = '⟨U+202E⟩evil⟨U+202C⟩⟨U+2067⟩⟨U+0007⟩⟨U+001B⟩[2J';
+
+  const doctor = (s: string): { result: RunResult; raw: unknown } => {
+    const run = hostileRun();
+    const raw = trajectory(run) as {
+      calls: { args: Record<string, unknown> }[];
+      world: { start: unknown; end: unknown };
+    };
+    const policy = run.grades.policy;
+    if (!policy) throw new Error('no policy grade');
+    return {
+      result: {
+        ...run,
+        title: s,
+        detail: s,
+        agent: s,
+        mismatches: [`world: expected ${s}`],
+        grades: {
+          ...run.grades,
+          policy: {
+            ...policy,
+            findings: policy.findings.map((f) => ({ ...f, message: s })),
+          },
+        },
+      },
+      raw: {
+        ...raw,
+        calls: raw.calls.map((c) => ({ ...c, args: { ...c.args, note: s } })),
+        world: { start: raw.world.start, end: { note: s, [s]: 1 } },
+      },
+    };
+  };
+
+  it('spells out bidi and control characters wherever world or agent text lands', () => {
+    const { result, raw } = doctor(`before ${BIDI} after`);
+    const html = htmlReporter.render(
+      { results: [result], k: 1, trajectory: () => raw },
+      { color: false },
+    );
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    // In the summary's title attribute, the run page's text, the findings and the JSON blocks.
+    expect(html).toContain(`title="before ${SPELLED} after"`);
+    expect(html.split(SPELLED).length - 1).toBeGreaterThanOrEqual(6);
+    // JSON escapes C0 controls itself; bidi controls it leaves alone, so the page spells them.
+    expect(html).toContain('⟨U+202E⟩evil⟨U+202C⟩⟨U+2067⟩\\u0007\\u001b[2J');
+  });
+
+  it('gives the filters the text their options show, so a spelled-out state still matches', () => {
+    const { result, raw } = doctor('x');
+    const state = `done${BIDI}`;
+    const html = htmlReporter.render(
+      { results: [{ ...result, state }], k: 1, trajectory: () => raw },
+      { color: false },
+    );
+    const data = dataElement(html) as { runs: { state: string }[] };
+    const options = attributes(
+      /<select id="filter-state">[\s\S]*?<\/select>/.exec(html)?.[0] ?? '',
+      'value',
+    );
+    expect(data.runs.map((r) => r.state)).toEqual([`done${SPELLED}`]);
+    expect(options).toContain(`done${SPELLED}`);
+  });
+
+  it('cuts megabyte-long text and says how much it left out', () => {
+    const huge = 'x'.repeat(1_000_000);
+    const { result, raw } = doctor(huge);
+    const html = htmlReporter.render(
+      { results: [result], k: 1, trajectory: () => raw },
+      { color: false },
+    );
+    expect(html.length).toBeLessThan(1_000_000);
+    expect(html).not.toMatch(/x{8001}/);
+    expect(html).toContain('…⟨998,000 more characters not shown⟩');
+  });
+
+  describe('expected ends, skipped white-box checks and mismatches', () => {
+    let sets = '';
+    let reference: RunResult[] = [];
+    let naive: RunResult[] = [];
+    let report = '';
+
+    beforeAll(async () => {
+      sets = tempDir('html-expected');
+      reference = await makeResultSet(join(sets, 'reference'), {
+        globs: ['refunds/full-refund'],
+        agent: 'reference',
+        faults: 'approval-denied',
+      });
+      naive = await makeResultSet(join(sets, 'naive'), {
+        globs: ['refunds/full-refund'],
+        agent: 'naive-chat-loop',
+        faults: 'none',
+      });
+      const read = (r: RunResult): unknown =>
+        JSON.parse(
+          readFileSync(
+            join(sets, r.agent === 'reference' ? 'reference' : 'naive', r.trajectoryFile),
+            'utf8',
+          ),
+        );
+      report = htmlReporter.render(
+        { results: [...reference, ...naive], k: 1, trajectory: read },
+        { color: false },
+      );
+    });
+
+    afterAll(() => {
+      if (sets) rmSync(sets, { recursive: true, force: true });
+    });
+
+    const one = (set: RunResult[], plan: string): RunResult => {
+      const run = set.find((r) => r.faultPlanId === plan);
+      if (!run) throw new Error(`no run under ${plan}`);
+      return run;
+    };
+
+    it('shows the end a scenario expects beside the end a run reached', () => {
+      const refused = one(reference, 'refund-refused');
+      expect(refused.state).toBe('failed');
+      expect(refused.pass).toBe(true);
+      const row = summaryRow(report, refused);
+      expect(row).toMatch(
+        /class="expected"[^>]*>\s*<span class="mark pass">✓<\/span>\s*failed \(approval-denied\)/,
+      );
+      // The naive agent ends failed where the scenario expects completed: marked, with what differs.
+      const row2 = summaryRow(report, one(naive, 'none'));
+      expect(row2).toMatch(
+        /class="expected"[^>]*>\s*<span class="mark fail">✗<\/span>\s*completed<div class="why">state, world differ<\/div>/,
+      );
+    });
+
+    it('marks a pass whose white-box checks were skipped as such, never as a plain pass', () => {
+      const run = one(naive, 'none');
+      const evidence = run.grades.evidence;
+      expect(evidence).toMatchObject({ pass: true, whiteBoxSkipped: true });
+      expect(evidence?.figures).toMatchObject({ required: 1, linked: 0 });
+      const cells = [...summaryRow(report, run).matchAll(/<td\s+class="dim"[\s\S]*?<\/td>/g)].map(
+        (m) => m[0],
+      );
+      expect(cells).toHaveLength(8);
+      // integrity, operational and evidence skipped their white-box checks.
+      const skipped = cells.filter((c) => c.includes('class="mark skip">◐'));
+      expect(skipped).toHaveLength(3);
+      for (const c of skipped) expect(c).toContain('white-box checks skipped');
+      const { markup } = runSection(report, run.id);
+      const grade = /id="[^"]*-grade-evidence"[\s\S]*?<\/div>\s*<\/div>/.exec(markup)?.[0] ?? '';
+      expect(grade).toContain('◐ black-box pass');
+      expect(grade).not.toContain('✓ pass');
+      expect(grade).toContain('linked not checked');
+      expect(grade).not.toContain('linked 0');
+      expect(markup).toContain('evidence required 1, citations not checked (white-box)');
+    });
+
+    it('says what the world held beside what was expected', () => {
+      const run = one(naive, 'none');
+      const world = run.mismatches.find((m) => m.startsWith('world: '));
+      expect(world).toMatch(/^world: expected .*; not so: .*, got /);
+      const { markup } = runSection(report, run.id);
+      expect(markup).toContain(escaped(world ?? ''));
+      expect(run.grades.outcome?.findings.map((f) => f.message).join('\n')).toMatch(
+        /the world does not end as expected: .* \(not so: .*, got /,
+      );
+    });
   });
 });

@@ -3,6 +3,7 @@ import {
   describePredicate,
   evaluate,
   extendScope,
+  explainFailure,
   predicateSchema,
   readPath,
   refsOf,
@@ -336,5 +337,54 @@ describe('extendScope', () => {
 
     expect([fresh, some]).toEqual([true, true]);
     expect(listings()).toBe(0);
+  });
+});
+
+describe('explainFailure', () => {
+  it('names each failing condition with the value the scope holds instead', () => {
+    const p: Predicate = {
+      all: [
+        { path: 'refund.amount', op: 'eq', value: 5785 },
+        { path: 'refund.status', op: 'eq', value: 'refunded' },
+        { path: 'refund.order', op: 'eq', value: { $ref: 'input.order' } },
+        { path: 'refund.note', op: 'exists' },
+      ],
+    };
+    const scope = {
+      refund: { amount: 25222, status: 'refunded', order: 'ord_2' },
+      input: { order: 'ord_1' },
+    };
+    expect(explainFailure(p, scope)).toBe(
+      'refund.amount eq 5785, got 25222; ' +
+        'refund.order eq {"$ref":"input.order"} ("ord_1" in this run), got "ord_2"; ' +
+        'refund.note exists, got nothing',
+    );
+  });
+
+  it('shows what each item holds where no item matches, and what an any or a not saw', () => {
+    const items = Array.from({ length: 7 }, (_, i) => ({ id: `o${i}`, status: 'paid', x: i }));
+    const some: Predicate = {
+      some: {
+        path: 'orders',
+        where: {
+          all: [
+            { path: 'item.id', op: 'eq', value: 'o1' },
+            { path: 'item.status', op: 'eq', value: 'refunded' },
+          ],
+        },
+      },
+    };
+    expect(explainFailure(some, { orders: items })).toBe(
+      'some orders where item.id eq "o1" and item.status eq "refunded", got 7 item(s): ' +
+        '{id "o0", status "paid"}, {id "o1", status "paid"}, {id "o2", status "paid"}, ' +
+        '{id "o3", status "paid"}, {id "o4", status "paid"}, and 2 more',
+    );
+    expect(explainFailure(some, { orders: [] })).toMatch(/, got no items$/);
+    expect(
+      explainFailure(
+        { any: [{ path: 'a', op: 'gt', value: 3 }, { not: { path: 'b', op: 'exists' } }] },
+        { a: 1, b: 2 },
+      ),
+    ).toBe('none of (a gt 3, got 1 | b exists holds)');
   });
 });
