@@ -1,5 +1,6 @@
 import type { OperationInput } from '../../../runtime/blueprint.js';
 import type { ContractInput } from '../../../runtime/contract.js';
+import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import {
   CONTROLLER,
@@ -40,11 +41,22 @@ function forClaim(op: OperationInput, claimId: string, prefix: string): Operatio
   return { ...(rewrite(op) as OperationInput), id: `${prefix}-${op.id}` };
 }
 
-function steps(claimId: string, prefix: string, comment: string): OperationInput[] {
-  return [readClaim, checkPolicy, payClaim, markPaid(comment)].map((op) =>
-    forClaim(op, claimId, prefix),
-  );
+/** The claim's read, check, payout and close, as that claim's steps. */
+function steps(
+  claimId: string,
+  prefix: string,
+): Record<'read' | 'check' | 'pay' | 'mark', OperationInput> {
+  const comment = 'Reimbursed in full by ACH after controller sign-off.';
+  return {
+    read: forClaim(readClaim, claimId, prefix),
+    check: forClaim(checkPolicy, claimId, prefix),
+    pay: forClaim(payClaim, claimId, prefix),
+    mark: forClaim(markPaid(comment), claimId, prefix),
+  };
 }
+
+const flight = steps(FLIGHT, 'flight');
+const hotel = steps(HOTEL, 'hotel');
 
 /** The desk's authority over both claims: the one-claim authority, widened to the two. */
 function bothClaims(contract: ContractInput): ContractInput {
@@ -57,6 +69,32 @@ function bothClaims(contract: ContractInput): ContractInput {
     ]),
   );
   return { ...contract, authority: { ...contract.authority, tools } };
+}
+
+/** One live payout of the claim's full amount on record, the claim not yet closed. */
+function paidOpen(claimId: string): Predicate {
+  const index = Number(claimId.slice(4)) - 1;
+  return {
+    all: [
+      {
+        some: {
+          path: 'world.payouts',
+          where: {
+            all: [
+              { path: 'item.claim_id', op: 'eq', value: claimId },
+              { path: 'item.status', op: 'eq', value: 'sent' },
+              {
+                path: 'item.amount_cents',
+                op: 'eq',
+                value: { $ref: `world.claims.${index}.amount_cents` },
+              },
+            ],
+          },
+        },
+      },
+      { path: `world.claims.${index}.status`, op: 'eq', value: 'approved' },
+    ],
+  };
 }
 
 const signedByController = {
@@ -111,9 +149,17 @@ export const monthEndSignOffs = defineScenario({
   blueprint: {
     id: 'month-end-reimbursements',
     version: '1',
+    // The batch pays both, then closes both: the two sign-offs are the run's first two
+    // approvals in any autonomy mode (supervised adds the closes after them).
     operations: [
-      ...steps(FLIGHT, 'flight', 'Reimbursed in full by ACH after controller sign-off.'),
-      ...steps(HOTEL, 'hotel', 'Reimbursed in full by ACH after controller sign-off.'),
+      flight.read,
+      flight.check,
+      hotel.read,
+      hotel.check,
+      flight.pay,
+      hotel.pay,
+      flight.mark,
+      hotel.mark,
     ],
     completion: CLAIMS.map((claim) => ({
       description: `${claim} is paid`,
@@ -131,7 +177,7 @@ export const monthEndSignOffs = defineScenario({
     {
       id: 'hotel-sign-off-refused',
       description:
-        'the controller signs the flight off but refuses the hotel (the go-live was postponed): the flight stays paid, the hotel is left unpaid and open',
+        'the controller signs the flight off but refuses the hotel (the go-live was postponed): stop there — the flight stays paid (and open, for a person to close), the hotel unpaid and open',
       faults: [
         {
           kind: 'approval-denied',
@@ -142,7 +188,7 @@ export const monthEndSignOffs = defineScenario({
       expected: {
         state: 'failed',
         stopReason: 'approval-denied',
-        world: { all: [paidInFull(FLIGHT), notPaid(HOTEL), effectCount(2)] },
+        world: { all: [paidOpen(FLIGHT), notPaid(HOTEL), effectCount(1)] },
       },
     },
     {

@@ -49,12 +49,14 @@ export const twoLockoutsP1 = defineScenario({
   blueprint: {
     id: 'declare-two-p1s',
     version: '1',
+    // Both raised, then both noted: the two P1 approvals are the run's first two in any
+    // autonomy mode (supervised adds the notes after them).
     operations: [
       readTicket(IOS, 'ios'),
       readTicket(SAML, 'saml'),
       { ...priorityOperation(IOS, 'P1', 'every iOS user crashes on launch'), id: 'ios-p1' },
-      noteOperation(IOS, IOS_NOTE, 'ios-note'),
       { ...priorityOperation(SAML, 'P1', 'no user of the account can sign in'), id: 'saml-p1' },
+      noteOperation(IOS, IOS_NOTE, 'ios-note'),
       noteOperation(SAML, SAML_NOTE, 'saml-note'),
     ],
   },
@@ -74,7 +76,7 @@ export const twoLockoutsP1 = defineScenario({
     {
       id: 'second-refused',
       description:
-        'the duty manager approves the iOS P1 but refuses the SAML one (it is one customer’s IdP, not ours): stop there, the iOS ticket raised and noted, the SAML ticket untouched',
+        'the duty manager approves the iOS P1 but refuses the SAML one (it is one customer’s IdP, not ours): stop there, the iOS ticket raised, the SAML ticket untouched, no notes',
       faults: [
         {
           kind: 'approval-denied',
@@ -88,9 +90,8 @@ export const twoLockoutsP1 = defineScenario({
         world: {
           all: [
             hasRecord('world.tickets', { ticket_id: IOS, priority: 'P1' }),
-            hasRecord('world.notes', { ticket_id: IOS, body: IOS_NOTE }),
             hasRecord('world.tickets', { ticket_id: SAML, priority: 'P2' }),
-            effectCount(2),
+            effectCount(1),
           ],
         },
       },
