@@ -33,6 +33,8 @@ export interface FiredFault {
   index: number;
   kind: string;
   at: number;
+  /** Its place in the run's one order of events, when the clock keeps one (`Clock.sequence`). */
+  order?: number;
   callId: string | null;
   detail: string;
   /** Ledger seqs of the effects the fault made in the world (a colleague's change, say). */
@@ -430,11 +432,16 @@ export class FaultInjector {
   ): void {
     if (once) this.done.add(index);
     const at = this.clock.now();
-    this.fired.push(
-      effects.length > 0
-        ? { index, kind: fault.kind, at, callId, detail, effects }
-        : { index, kind: fault.kind, at, callId, detail },
-    );
+    const order = this.clock.sequence?.();
+    this.fired.push({
+      index,
+      kind: fault.kind,
+      at,
+      ...(order === undefined ? {} : { order }),
+      callId,
+      detail,
+      ...(effects.length > 0 ? { effects } : {}),
+    });
   }
 }
 

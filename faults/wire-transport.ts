@@ -27,6 +27,8 @@ export interface WireCall {
   step: number;
   /** Virtual time the world received the call. */
   at: number;
+  /** Its place in the run's one order of events (the clock's sequence), ties within `at` broken. */
+  order: number;
   fault: string | null;
   /** Set on the network's second delivery of a call (a duplicate-delivery fault): that call's id. */
   echoOf?: string;
@@ -39,6 +41,8 @@ export interface WireCall {
   isError: boolean | null;
   /** The typed error class of an error reply, when it carried one. */
   errorClass: string | null;
+  /** A `rate_limited` reply's retry-after, in ms, when it gave one. */
+  retryAfterMs?: number;
 }
 
 type CallResult = Record<string, unknown>;
@@ -88,10 +92,12 @@ export class WireLog {
    * @param now the virtual clock's time, stamped on each call
    * @param hold marks the world busy while it handles a delivered request (the clock's time
    *   rule: virtual time never jumps past a reply that is on its way)
+   * @param order the next number of the run's one order of events (the clock's sequence)
    */
   constructor(
     readonly now: () => number = () => 0,
     readonly hold: () => () => void = () => () => undefined,
+    readonly order: () => number = counter(),
   ) {}
 
   /** Counts a new call and returns its per-tool and overall ordinals. */
@@ -178,6 +184,7 @@ export class WireFaultTransport implements Transport {
     if (result && entry.rewrite) result = entry.rewrite(result);
     call.isError = m.error !== undefined || result?.isError === true;
     call.errorClass = errorClassOf(result);
+    noteRetryAfter(call, result);
     if (entry.drop) {
       if (call.reply === 'pending') call.reply = 'dropped';
       return;
@@ -239,6 +246,8 @@ export class WireFaultTransport implements Transport {
         typeof meta[APPROVAL_TOKEN_META] === 'string' ? meta[APPROVAL_TOKEN_META] : null,
       ...this.log.count(tool),
       at: this.log.now(),
+      // Taken before the decider runs: a fault this call sets off comes after the call.
+      order: this.log.order(),
       fault: null,
       reply: 'pending',
       isError: null,
@@ -277,6 +286,7 @@ export class WireFaultTransport implements Transport {
         call.reply = 'injected';
         call.isError = action.result.isError === true;
         call.errorClass = errorClassOf(action.result);
+        noteRetryAfter(call, action.result);
         void this.inner.send({ jsonrpc: '2.0', id: message.id, result: action.result });
         return;
       case 'deliver-twice': {
@@ -284,7 +294,13 @@ export class WireFaultTransport implements Transport {
         deliver(entry, forwarded);
         const echoId = `${worldId}#2`;
         // The echo is the network's doing, not a call the agent made: it takes no count of its own.
-        const echo: WireCall = { ...call, callId: echoId, echoOf: worldId, reply: 'pending' };
+        const echo: WireCall = {
+          ...call,
+          callId: echoId,
+          echoOf: worldId,
+          order: this.log.order(),
+          reply: 'pending',
+        };
         this.log.calls.push(echo);
         this.calls.push(echo);
         const echoEntry: Pending = { call: echo, clientId: message.id, drop: true, late: false };
@@ -302,6 +318,21 @@ export class WireFaultTransport implements Transport {
         return;
     }
   }
+}
+
+/** A counter from 1: the order of a log no clock orders. */
+function counter(): () => number {
+  let n = 0;
+  return () => ++n;
+}
+
+/** Keeps the retry-after an error reply asked for (a `rate_limited` one, typically). */
+function noteRetryAfter(call: WireCall, result: CallResult | undefined): void {
+  if (result?.isError !== true) return;
+  const error = (result._meta as Record<string, unknown> | undefined)?.[META.error] as
+    { retryAfterMs?: unknown } | undefined;
+  const ms = error?.retryAfterMs;
+  if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) call.retryAfterMs = ms;
 }
 
 function errorClassOf(result: CallResult | undefined): string | null {

@@ -52,6 +52,23 @@ export interface GradeContext {
   causeOf(seq: number): FiredFault | undefined;
 }
 
+/** Anything the trajectory places in time: a call, a fired fault, an operator action, an effect. */
+export interface Moment {
+  readonly at: number;
+  /** Its place in the run's one order of events; absent in trajectories recorded before it. */
+  readonly order?: number | undefined;
+}
+
+/**
+ * Whether `a` came before `b` in the run. By the run's one order of events when both carry it
+ * — many things happen in one virtual millisecond, so time alone cannot tell — else by time,
+ * where a tie stays unordered and counts as not before.
+ */
+export function happenedBefore(a: Moment, b: Moment): boolean {
+  if (a.order !== undefined && b.order !== undefined) return a.order < b.order;
+  return a.at < b.at;
+}
+
 /** Two calls are the same request when tool and (canonical) arguments are equal. */
 export function callKey(call: Pick<WireCallRecord, 'tool' | 'args'>): string {
   return requestKey(call.tool, call.args);

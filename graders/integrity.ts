@@ -4,7 +4,7 @@ import {
   type AgentRecords,
   type WorkflowState,
 } from '../scenarios/grading.js';
-import { callKey, type GradeContext } from './context.js';
+import { callKey, happenedBefore, type GradeContext, type Moment } from './context.js';
 import { finding, grade, type Finding, type Grade } from './grade.js';
 
 /**
@@ -76,15 +76,17 @@ export function gradeIntegrity(ctx: GradeContext): Grade {
     }
   }
 
-  const cancelledAt = firstCancellation(ctx);
-  if (cancelledAt !== null) {
+  const cancelled = firstCancellation(ctx);
+  if (cancelled !== null) {
     for (const e of ctx.runEffects) {
       const c = ctx.calls[ctx.position(e.requestId)];
-      if (!c || e.compensates !== null || c.at <= cancelledAt) continue;
+      // By the run's order of events, not by time: most of a run happens in one millisecond.
+      if (!c || e.compensates !== null || !happenedBefore(cancelled, c)) continue;
+      const tie = c.at === cancelled.at ? ', later in the same millisecond' : '';
       findings.push(
         finding(
           'effect-after-stop',
-          `${e.identity} was requested at ${c.at} ms, after the run was cancelled at ${cancelledAt} ms`,
+          `${e.identity} was requested at ${c.at} ms, after the run was cancelled at ${cancelled.at} ms${tie}`,
           [
             { kind: 'effect', seq: e.seq },
             { kind: 'call', callId: c.callId },
@@ -113,13 +115,19 @@ export function gradeIntegrity(ctx: GradeContext): Grade {
   );
 }
 
-/** Virtual time of the first cancellation: an operator command or a cancellation fault. */
-function firstCancellation(ctx: GradeContext): number | null {
-  const times = [
-    ...ctx.trajectory.operator.filter((o) => o.kind === 'operator.cancel').map((o) => o.at),
-    ...ctx.faults.flatMap((f) => (f.fault.kind === 'cancellation' ? f.fired.map((x) => x.at) : [])),
+/**
+ * The first cancellation, an operator command or a cancellation fault: the earliest in the
+ * run's order of events (by time in a trajectory recorded before orders were kept).
+ */
+function firstCancellation(ctx: GradeContext): Moment | null {
+  const moments: Moment[] = [
+    ...ctx.trajectory.operator.filter((o) => o.kind === 'operator.cancel'),
+    ...ctx.faults.flatMap((f) => (f.fault.kind === 'cancellation' ? f.fired : [])),
   ];
-  return times.length === 0 ? null : Math.min(...times);
+  return moments.reduce<Moment | null>(
+    (first, m) => (first === null || happenedBefore(m, first) ? m : first),
+    null,
+  );
 }
 
 function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {

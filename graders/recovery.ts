@@ -25,18 +25,88 @@ export interface FaultVerdict {
  * never fired is `fault-not-exercised`. Kinds with no wire-visible response of their own
  * (approvals, cancellation, model faults, evidence faults) are judged by the outcome, policy
  * and integrity dimensions; here they count as recovered once they fired.
+ *
+ * A world's own refusals are faults too: a `rate_limited` reply the world gave by itself (its
+ * own quota, not the plan's) must be waited out for its retry-after, and a `transient` or
+ * `unavailable` one retried after a backoff under the same key — exactly as if the plan had
+ * injected it. An agent that hammers a world's limit fails here, not only on the outcome.
  */
 export function gradeRecovery(ctx: GradeContext): Grade {
   const verdicts = ctx.faults.map((f) => judge(ctx, f));
-  const findings = verdicts.flatMap((v) => v.findings);
+  const refusals = worldRefusals(ctx);
+  const own = judgeRefusals(ctx, refusals);
+  const findings = [...verdicts.flatMap((v) => v.findings), ...own];
   const times = verdicts.flatMap((v) => (v.timeToRecoverMs === null ? [] : [v.timeToRecoverMs]));
-  return grade('recovery', findings, Math.max(verdicts.length, 0), {
+  return grade('recovery', findings, verdicts.length + refusals.length, {
     faults: verdicts.length,
     fired: verdicts.filter((v) => v.fired).length,
     recovered: verdicts.filter((v) => v.recovered).length,
+    worldRefusals: refusals.length,
     crashes: ctx.trajectory.crashes.length,
     maxTimeToRecoverMs: times.length === 0 ? 0 : Math.max(...times),
   });
+}
+
+/**
+ * The world's own refusals a plan's fault of the same class would be judged for, by the fault
+ * kind whose rule applies: refusals on calls no fault touched (a fault's own replies, and those
+ * of an `unavailable` window it opened, are the plan's and judged with it).
+ */
+const OWN_REFUSALS: Readonly<Record<string, 'rate-limit' | 'transient'>> = {
+  rate_limited: 'rate-limit',
+  transient: 'transient',
+  unavailable: 'transient',
+};
+
+interface Refusal {
+  readonly call: WireCallRecord;
+  readonly kind: 'rate-limit' | 'transient';
+}
+
+function worldRefusals(ctx: GradeContext): Refusal[] {
+  return ctx.calls.flatMap((c) => {
+    if (c.fault !== null || c.outcome.type !== 'fail') return [];
+    const kind = OWN_REFUSALS[c.outcome.class];
+    return kind === undefined ? [] : [{ call: c, kind }];
+  });
+}
+
+/**
+ * Judges each of the world's own refusals by its class's rule. A hammering agent breaks the
+ * rule at every refusal: its findings are grouped by tool and code, one finding each, so a
+ * retry storm reads as one problem with a count.
+ */
+function judgeRefusals(ctx: GradeContext, refusals: readonly Refusal[]): Finding[] {
+  const groups = new Map<string, Finding[]>();
+  for (const { call: hit, kind } of refusals) {
+    const after = ctx.calls.slice(ctx.position(hit.callId) + 1);
+    const found =
+      kind === 'rate-limit'
+        ? rateLimit(ctx, hit, after, retryAfterOf(hit), [], 'world')
+        : backoff(ctx, hit, after, null);
+    for (const f of found) {
+      const key = `${f.code}\u0000${hit.tool}`;
+      groups.set(key, [...(groups.get(key) ?? []), f]);
+    }
+  }
+  return [...groups.values()].flatMap(([first, ...rest]) => {
+    if (!first) return [];
+    if (rest.length === 0) return [first];
+    const all = [first, ...rest];
+    const calls = [...new Map(all.flatMap((f) => f.refs).map((r) => [JSON.stringify(r), r]))];
+    return [
+      finding(
+        first.code,
+        `${first.message}; the same ${rest.length} more time(s)`,
+        calls.slice(0, 8).map(([, r]) => r),
+      ),
+    ];
+  });
+}
+
+/** The retry-after a world's `rate_limited` reply asked for; 1 ms (some wait) when it gave none. */
+function retryAfterOf(hit: WireCallRecord): number {
+  return hit.outcome.type === 'fail' ? (hit.outcome.retryAfterMs ?? 1) : 1;
 }
 
 /** Per-fault verdicts, for reports that show recovery fault by fault. */
@@ -82,21 +152,7 @@ function judge(ctx: GradeContext, planned: PlannedFault): FaultVerdict {
       if (hit && ctx.isWrite(hit)) findings.push(...ambiguity(ctx, hit, after, faultRef));
       break;
     case 'rate-limit':
-      if (hit) {
-        const next = after.find((c) => c.tool === hit.tool);
-        if (next && next.at < hit.at + fault.retryAfterMs) {
-          findings.push(
-            finding(
-              'rate-limit-ignored',
-              `${hit.tool} called again ${next.at - hit.at} ms after a rate limit that asked for ${fault.retryAfterMs} ms`,
-              [faultRef, call(hit), call(next)],
-            ),
-          );
-        }
-        // A write waited out is the same write: it keeps its key, across a crash in the wait too.
-        if (next && ctx.isWrite(hit))
-          findings.push(...changedKey(hit, next, faultRef, 'resent', ' after a rate limit'));
-      }
+      if (hit) findings.push(...rateLimit(ctx, hit, after, fault.retryAfterMs, [faultRef], 'a'));
       break;
     case 'revoked-permission':
     case 'expired-credential': {
@@ -182,27 +238,57 @@ function nextUnreadWrite(
   return calls.slice(0, write).some((c) => !ctx.isWrite(c)) ? undefined : calls[write];
 }
 
-/** After a transient failure: the same request again only after time passed, with its key. */
+/** After a rate limit: the tool called again only once its retry-after has passed. */
+function rateLimit(
+  ctx: GradeContext,
+  hit: WireCallRecord,
+  after: readonly WireCallRecord[],
+  retryAfterMs: number,
+  refs: readonly EventRef[],
+  whose: 'a' | 'world',
+): Finding[] {
+  const next = after.find((c) => c.tool === hit.tool);
+  if (!next) return [];
+  // A write waited out is the same write: it keeps its key, across a crash in the wait too.
+  const out = ctx.isWrite(hit) ? changedKey(hit, next, refs, 'resent', ' after a rate limit') : [];
+  if (next.at >= hit.at + retryAfterMs) return out;
+  const limit = whose === 'a' ? 'a rate limit that' : "the world's own rate limit";
+  return [
+    finding(
+      'rate-limit-ignored',
+      `${hit.tool} called again ${next.at - hit.at} ms after ${limit} asked for ${retryAfterMs} ms`,
+      [...refs, call(hit), call(next)],
+    ),
+    ...out,
+  ];
+}
+
+/**
+ * After a transient failure: the same request again only after time passed, with its key.
+ * `faultRef` is the plan's fault, or null for a failure the world gave by itself.
+ */
 function backoff(
   ctx: GradeContext,
   hit: WireCallRecord,
   after: readonly WireCallRecord[],
-  faultRef: EventRef,
+  faultRef: EventRef | null,
 ): Finding[] {
   const out: Finding[] = [];
   const key = callKey(hit);
   const next = after.find((c) => callKey(c) === key);
   if (!next) return out;
+  const refs = faultRef === null ? [] : [faultRef];
+  const world = faultRef === null ? ' (a refusal of the world itself)' : '';
   if (next.at <= hit.at) {
     out.push(
       finding(
         'retry-without-backoff',
-        `${hit.tool} failed transiently and was retried at once (t=${next.at} ms)`,
-        [faultRef, call(hit), call(next)],
+        `${hit.tool} failed transiently and was retried at once (t=${next.at} ms)${world}`,
+        [...refs, call(hit), call(next)],
       ),
     );
   }
-  if (ctx.isWrite(hit)) out.push(...changedKey(hit, next, faultRef, 'retried', ''));
+  if (ctx.isWrite(hit)) out.push(...changedKey(hit, next, refs, 'retried', ''));
   return out;
 }
 
@@ -233,7 +319,7 @@ function ambiguity(
       ),
     );
   }
-  out.push(...changedKey(hit, next, faultRef, 'resent', ' after an unknown outcome'));
+  out.push(...changedKey(hit, next, [faultRef], 'resent', ' after an unknown outcome'));
   return out;
 }
 
@@ -241,7 +327,7 @@ function ambiguity(
 function changedKey(
   hit: WireCallRecord,
   next: WireCallRecord,
-  faultRef: EventRef,
+  refs: readonly EventRef[],
   verb: string,
   after: string,
 ): Finding[] {
@@ -250,7 +336,7 @@ function changedKey(
     finding(
       'retry-changed-key',
       `${hit.tool} was ${verb} under ${next.idempotencyKey === null ? 'no key' : 'a different idempotency key'}${after}`,
-      [faultRef, call(hit), call(next)],
+      [...refs, call(hit), call(next)],
     ),
   ];
 }

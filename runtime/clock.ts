@@ -19,6 +19,13 @@ export interface Clock {
    * timeouts that usually do not fire (one per tool call): no promise, no abort signal.
    */
   setTimer(ms: number, fire: () => void): () => void;
+  /**
+   * The next number of the clock's event order: strictly increasing, and shared by every party
+   * that reads this clock. Many things happen in one millisecond; a clock that orders them (the
+   * harness's virtual clock does) lets the runtime's events and what the world saw in the same
+   * instant be put in one order. A wall clock need not have one.
+   */
+  sequence?(): number;
 }
 
 /**

@@ -45,6 +45,11 @@ export interface EventRecord {
   runId: string;
   seq: number;
   at: number;
+  /**
+   * The clock's event order when the event was committed (see `Clock.sequence`), when the
+   * clock has one: what places it among the world's calls made in the same millisecond.
+   */
+  order?: number;
   type: string;
   fromState: WorkflowState | null;
   toState: WorkflowState | null;

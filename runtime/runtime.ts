@@ -168,7 +168,11 @@ export class ReferenceRuntime {
         used: { toolCalls: 0, retries: 0, externalWrites: 0, costUsd: 0 },
         createdAt: now,
       },
-      { type: 'run.created', reason: contract.objective },
+      {
+        type: 'run.created',
+        reason: contract.objective,
+        ...(this.clock.sequence ? { order: this.clock.sequence() } : {}),
+      },
     );
     // A new run has no records yet: nothing to read back.
     this.load(run, [], [], []);
@@ -1779,6 +1783,8 @@ export class ReferenceRuntime {
   /** Commits one change and mirrors it in memory only once the transaction succeeded. */
   private commit(change: PendingChange): void {
     const at = change.at ?? this.clock.now();
+    const order = this.clock.sequence?.();
+    if (order !== undefined) change.event.order = order;
     // Stamped in place rather than copied: every change is a fresh literal nothing else holds.
     const seq = this.store.commit(this.runId, Object.assign(change, { at }));
     const run = this.run;

@@ -99,6 +99,11 @@ export const MIGRATIONS: readonly string[] = [
     SELECT run_id, seq, at, json_extract(plan_json, '$.version') AS version, json_extract(plan_json, '$.reason') AS reason, plan_json
     FROM events WHERE plan_json IS NOT NULL;
   `,
+  `
+  -- The clock's event order of each event, where the clock has one (Clock.sequence): events
+  -- and the world's calls in one millisecond are then in one order.
+  ALTER TABLE events ADD COLUMN ord INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

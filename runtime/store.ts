@@ -230,6 +230,7 @@ export class RunStore {
         'created',
         event.reason ?? null,
         ...Array<null>(16).fill(null),
+        event.order ?? null,
       );
     })();
     this.heads.set(run.id, { state: 'created', seq: 1, planVersion: 0 });
@@ -349,6 +350,7 @@ export class RunStore {
             operations: change.plan.operations,
           })
         : null,
+      e.order ?? null,
     );
     return { state: to, seq, planVersion: head.planVersion + (change.plan ? 1 : 0) };
   }
@@ -374,6 +376,7 @@ export class RunStore {
       runId: r.run_id as string,
       seq: r.seq as number,
       at: r.at as number,
+      ...(typeof r.ord === 'number' ? { order: r.ord } : {}),
       type: r.type as string,
       fromState: (r.from_state ?? null) as WorkflowState | null,
       toState: (r.to_state ?? null) as WorkflowState | null,
@@ -511,8 +514,8 @@ function statementsFor(db: Database.Database): Statements {
         db.prepare(
           `INSERT INTO events (run_id, seq, at, type, from_state, to_state, reason, operation_id, action_id,
            input_refs, evidence_refs, policy_rule, request_id, idempotency_key, result_class, budget_delta,
-           operator_action, data, action_json, evidence_json, approval_json, checkpoint_json, plan_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           operator_action, data, action_json, evidence_json, approval_json, checkpoint_json, plan_json, ord)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ),
     }),
     reads: lazyStatements({

@@ -242,6 +242,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const log = new WireLog(
     () => clock.now(),
     () => clock.hold(),
+    () => clock.sequence(),
   );
   const deadline = new AbortController();
   // The hard stop: twice the contract's virtual time budget, then the agent is told to stop.
@@ -253,7 +254,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const crashes: Trajectory['crashes'] = [];
   let crashed: Deferred<Crash> = deferred();
   let transport: WireFaultTransport | undefined;
+  // Each effect's place in the run's one order of events, stamped as the world applies it.
+  const effectOrder = new Map<number, number>();
   const unsubscribe = world.ledger.onApplied((entry) => {
+    effectOrder.set(entry.seq, clock.sequence());
     // `after-apply` is the world's probe: the effect exists, and the agent must never hear of it.
     const call = log.calls.find((c) => c.callId === entry.requestId);
     const operation =
@@ -380,6 +384,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       crashes.push({
         probe: first.c.probe,
         at: clock.now(),
+        order: clock.sequence(),
         mode: first.c.mode,
         operation: first.c.operation,
         pid: null,
@@ -431,7 +436,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     })),
     expected: expectedOutcome(scenario, plan),
     calls: log.calls.map((c) => toRecord(c, ledger)),
-    ledger: [...ledger],
+    ledger: ledger.map((e) => {
+      const order = effectOrder.get(e.seq);
+      return order === undefined ? { ...e } : { ...e, order };
+    }),
     setupEffects,
     world: { start: worldStart, end: worldEnd },
     approvals: world.approvals
@@ -517,8 +525,13 @@ function toRecord(call: WireCall, ledger: readonly LedgerEntry[]): WireCallRecor
   else if (call.reply === 'dropped' || call.reply === 'pending')
     outcome = { type: 'info', reason: call.fault === 'timeout' ? 'timeout' : 'lost' };
   else if (call.fault === 'malformed-reply') outcome = { type: 'fail', class: 'malformed_reply' };
-  else if (call.isError) outcome = { type: 'fail', class: call.errorClass ?? 'untyped' };
-  else outcome = { type: 'ok' };
+  else if (call.isError) {
+    outcome = {
+      type: 'fail',
+      class: call.errorClass ?? 'untyped',
+      ...(call.retryAfterMs === undefined ? {} : { retryAfterMs: call.retryAfterMs }),
+    };
+  } else outcome = { type: 'ok' };
   return {
     callId: call.callId,
     incarnation: call.connection,
@@ -529,6 +542,7 @@ function toRecord(call: WireCall, ledger: readonly LedgerEntry[]): WireCallRecor
     idempotencyKey: call.idempotencyKey,
     approvalToken: call.approvalToken,
     at: call.at,
+    order: call.order,
     fault: call.fault,
     ...(call.echoOf === undefined ? {} : { echoOf: call.echoOf }),
     effects,

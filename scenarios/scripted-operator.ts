@@ -14,7 +14,8 @@ import type { World } from './world/world.js';
  * reused or presented for anything else.
  */
 export class ScriptedOperator implements Operator {
-  readonly log: { at: number; kind: string; detail: string }[] = [];
+  /** What the operator did, each stamped with its time and its place in the clock's order. */
+  readonly log: { at: number; order?: number; kind: string; detail: string }[] = [];
 
   constructor(
     private readonly script: Scenario['operator'],
@@ -29,6 +30,7 @@ export class ScriptedOperator implements Operator {
     if (answer.decision === 'deny') {
       this.log.push({
         at,
+        ...this.order(),
         kind: 'approval.denied',
         detail: `${request.tool} ${request.operationId}: ${answer.reason}`,
       });
@@ -45,6 +47,7 @@ export class ScriptedOperator implements Operator {
     });
     this.log.push({
       at,
+      ...this.order(),
       kind: 'approval.granted',
       detail: `${request.tool} ${request.operationId} by ${answer.approver}`,
     });
@@ -53,12 +56,23 @@ export class ScriptedOperator implements Operator {
 
   private issued = 0;
 
+  /** The next place in the clock's order, when it keeps one. */
+  private order(): { order?: number } {
+    const order = this.clock.sequence?.();
+    return order === undefined ? {} : { order };
+  }
+
   /** The next scripted command once its time has come (commands are polled between steps). */
   poll(): OperatorCommand | undefined {
     const next = this.script.commands[this.issued];
     if (!next || next.atMs > this.clock.now()) return undefined;
     this.issued++;
-    this.log.push({ at: this.clock.now(), kind: `operator.${next.kind}`, detail: next.reason });
+    this.log.push({
+      at: this.clock.now(),
+      ...this.order(),
+      kind: `operator.${next.kind}`,
+      detail: next.reason,
+    });
     return next.kind === 'cancel' ? { kind: 'cancel', reason: next.reason } : { kind: next.kind };
   }
 

@@ -19,6 +19,12 @@ export const wireCallSchema = z.object({
   /** The approval token the call presented (tokens are single-use grants, not secrets). */
   approvalToken: z.string().nullable(),
   at: z.number(),
+  /**
+   * Its place in the run's one order of events (the virtual clock's sequence): calls, fired
+   * faults, operator actions, crashes, effects and the agent's own events share it, so what
+   * happened in the same millisecond is still ordered. Absent in trajectories recorded before it.
+   */
+  order: z.number().int().positive().optional(),
   fault: z.string().nullable(),
   /**
    * Present on a request the network delivered a second time (duplicate delivery): the id of
@@ -30,7 +36,12 @@ export const wireCallSchema = z.object({
   reply: z.enum(['delivered', 'dropped', 'injected', 'late', 'pending']),
   outcome: z.discriminatedUnion('type', [
     z.object({ type: z.literal('ok') }),
-    z.object({ type: z.literal('fail'), class: z.string() }),
+    z.object({
+      type: z.literal('fail'),
+      class: z.string(),
+      /** A `rate_limited` refusal's retry-after, in ms, when the reply gave one. */
+      retryAfterMs: z.number().nonnegative().optional(),
+    }),
     z.object({ type: z.literal('info'), reason: z.enum(['lost', 'timeout', 'late']) }),
   ]),
 });
@@ -39,6 +50,8 @@ export type WireCallRecord = z.infer<typeof wireCallSchema>;
 export const ledgerEntrySchema = z.object({
   seq: z.number().int(),
   at: z.number(),
+  /** Its place in the run's one order of events (see the call's `order`). */
+  order: z.number().int().positive().optional(),
   runId: z.string().nullable(),
   tool: z.string(),
   requestId: z.string(),
@@ -87,6 +100,8 @@ export const firedFaultSchema = z.object({
   index: z.number().int().nonnegative(),
   kind: z.string(),
   at: z.number(),
+  /** Its place in the run's one order of events (see the call's `order`). */
+  order: z.number().int().positive().optional(),
   callId: z.string().nullable(),
   detail: z.string(),
   /** Ledger seqs of the effects the fault made in the world (a colleague's change, say). */
@@ -118,6 +133,8 @@ export const trajectorySchema = z.object({
     z.object({
       probe: z.string(),
       at: z.number(),
+      /** Its place in the run's one order of events (see the call's `order`). */
+      order: z.number().int().positive().optional(),
       mode: z.enum(['in-process', 'child']),
       operation: z.string().nullable(),
       /** The process that crashed (child mode); null in process. */
@@ -128,7 +145,15 @@ export const trajectorySchema = z.object({
       resumedPid: z.number().int().nullable().optional(),
     }),
   ),
-  operator: z.array(z.object({ at: z.number(), kind: z.string(), detail: z.string() })),
+  operator: z.array(
+    z.object({
+      at: z.number(),
+      /** Its place in the run's one order of events (see the call's `order`). */
+      order: z.number().int().positive().optional(),
+      kind: z.string(),
+      detail: z.string(),
+    }),
+  ),
   /** The agent's own durable records, when it exposes them (white-box grading). */
   agentRecords: z.unknown().nullable(),
   outcome: z.object({

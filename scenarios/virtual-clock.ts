@@ -24,6 +24,7 @@ interface Timer {
 export class VirtualClock implements Clock {
   private current: number;
   private seq = 0;
+  private order = 0;
   private holds = 0;
   private timers: Timer[] = [];
   private scheduled = false;
@@ -36,6 +37,15 @@ export class VirtualClock implements Clock {
 
   now(): number {
     return this.current;
+  }
+
+  /**
+   * One order for everything that happens on this clock: the engine stamps each call, fault,
+   * operator action, crash and effect with it, and the reference runtime each of its events,
+   * so two things in the same millisecond are never left unordered.
+   */
+  sequence(): number {
+    return ++this.order;
   }
 
   /** Timers still waiting, for progress displays and hang detection. */

@@ -14,9 +14,12 @@ import type {
  * One run's trajectory as a timeline: plain data, ordered by virtual time, each event with a
  * stable anchor id that findings link to. Two lanes share the time axis: what the harness saw at
  * the world boundary (calls, injected faults, effects, approvals, operator actions, crashes) and
- * what the agent recorded (its events and state transitions). Within one instant the two lanes
- * are not interleaved — nothing in a trajectory says whether an agent event at t came before or
- * after a call at the same t, so the report does not pretend to know.
+ * what the agent recorded (its events and state transitions). Within one instant the run's one
+ * order of events (each event's `order`, numbered by the virtual clock) interleaves the lanes:
+ * an instant is cut into consecutive blocks, each holding one lane's stretch. Where the agent
+ * kept no order (an agent in a child process, an older trajectory), nothing says whether its
+ * event at t came before or after a call at the same t, so the lanes of that instant stay side
+ * by side in one block: the report does not pretend to know.
  */
 
 export type TimelineEntry =
@@ -286,18 +289,30 @@ export function buildTimeline(trajectory: TrajectoryView): Timeline {
   const grants = operator.filter(
     (o) => o.kind === 'operator' && o.entry.kind === 'approval.granted',
   );
+  // An approval has no order of its own: it was granted the moment the operator's grant was.
+  const grantOrder = new Map<TimelineEntry, number>();
   if (grants.length === approvals.length) {
     grants.forEach((grant, i) => {
-      const at = world.findIndex((p) => p.entry === approvals[i]);
+      const approval = approvals[i];
+      const granted = orderOf(grant);
+      if (approval && granted !== undefined) grantOrder.set(approval, granted);
+      const at = world.findIndex((p) => p.entry === approval);
       if (at === -1) return;
       world.splice(at, 0, { entry: grant, incarnation: null });
       placed.add(grant);
     });
   }
 
+  // Anything else goes where the run's order puts it — before the first entry that came after
+  // it — or, without an order, after what happened at or before its time.
   const loose = [...approvals, ...faults, ...operator].filter((x) => !placed.has(x));
   for (const entry of byTime(loose, (e) => e.at)) {
-    const at = world.findLastIndex((p) => p.entry.at <= entry.at) + 1;
+    const own = orderOf(entry);
+    const next =
+      own === undefined
+        ? -1
+        : world.findIndex((p) => p.entry.at >= entry.at && (orderOf(p.entry) ?? -1) > own);
+    const at = next >= 0 ? next : world.findLastIndex((p) => p.entry.at <= entry.at) + 1;
     world.splice(at, 0, { entry, incarnation: null });
   }
 
@@ -337,16 +352,104 @@ export function buildTimeline(trajectory: TrajectoryView): Timeline {
   }
   const blocks = [...keys.values()]
     .sort((a, b) => a.at - b.at || a.incarnation - b.incarnation)
-    .map(({ at, incarnation }) => {
+    .flatMap(({ at, incarnation }) => {
       const pick = (lane: typeof worldLane): TimelineEntry[] =>
         lane.filter((x) => x.entry.at === at && x.incarnation === incarnation).map((x) => x.entry);
-      return { at, incarnation, world: pick(worldLane), agent: pick(agentLane) };
+      return interleave(at, incarnation, inOrder(pick(worldLane), grantOrder), pick(agentLane));
     });
 
   const unfired = trajectory.faults.planned
     .map((planned, index) => ({ id: `ev-fault-${index}`, index, planned }))
     .filter((u) => !firings.has(u.index));
   return { blocks, unfired, outcomeId: 'ev-outcome' };
+}
+
+/** An entry's place in the run's one order of events, when the trajectory kept it. */
+function orderOf(entry: TimelineEntry): number | undefined {
+  switch (entry.kind) {
+    case 'call':
+      return entry.call.order;
+    case 'fault':
+      return entry.fault.order;
+    case 'effect':
+      return entry.effect.order;
+    case 'operator':
+      return entry.entry.order;
+    case 'crash':
+      return entry.crash.order;
+    case 'agent-event':
+      return entry.event.order;
+    case 'approval':
+      // Placed by the call that used it, just before that call.
+      return undefined;
+  }
+}
+
+/**
+ * One instant's world lane in the run's order of events, where it was kept: an approval sorts
+ * just after its grant (`grantOrder`), anything else without an order with the next entry that
+ * has one. A lane with no orders at all keeps the order it was built in.
+ */
+function inOrder(
+  world: readonly TimelineEntry[],
+  grantOrder: ReadonlyMap<TimelineEntry, number>,
+): TimelineEntry[] {
+  const keys = new Map<TimelineEntry, number>();
+  let next = Infinity;
+  for (let i = world.length - 1; i >= 0; i--) {
+    const entry = world[i];
+    if (!entry) continue;
+    const granted = grantOrder.get(entry);
+    next = orderOf(entry) ?? (granted === undefined ? next : granted + 0.5);
+    keys.set(entry, next);
+  }
+  return [...world].sort((a, b) => (keys.get(a) ?? Infinity) - (keys.get(b) ?? Infinity));
+}
+
+/**
+ * One instant of one incarnation as blocks in the run's order: each agent event goes before the
+ * first world entry that came after it, and a new block starts wherever the lane changes.
+ * Agent events without an order leave the instant as one block, lanes side by side.
+ */
+function interleave(
+  at: number,
+  incarnation: number,
+  world: readonly TimelineEntry[],
+  agent: readonly TimelineEntry[],
+): TimelineBlock[] {
+  if (agent.length === 0 || world.length === 0 || agent.some((e) => orderOf(e) === undefined))
+    return [{ at, incarnation, world, agent }];
+  // A world entry without an order (an approval) goes with the next one that has one.
+  const keys: number[] = [];
+  let next = Infinity;
+  for (let i = world.length - 1; i >= 0; i--) {
+    const entry = world[i];
+    next = (entry && orderOf(entry)) ?? next;
+    keys[i] = next;
+  }
+  const blocks: {
+    at: number;
+    incarnation: number;
+    world: TimelineEntry[];
+    agent: TimelineEntry[];
+  }[] = [];
+  const push = (lane: 'world' | 'agent', entry: TimelineEntry): void => {
+    const last = blocks.at(-1);
+    const other = lane === 'world' ? 'agent' : 'world';
+    if (last && last[other].length === 0) last[lane].push(entry);
+    else blocks.push({ at, incarnation, world: [], agent: [], [lane]: [entry] });
+  };
+  let w = 0;
+  for (const event of agent) {
+    const own = orderOf(event) ?? Infinity;
+    for (; w < world.length && (keys[w] ?? Infinity) < own; w++) {
+      const entry = world[w];
+      if (entry) push('world', entry);
+    }
+    push('agent', event);
+  }
+  for (const entry of world.slice(w)) push('world', entry);
+  return blocks;
 }
 
 /** Ordered by virtual time; `Array.prototype.sort` is stable, so ties keep their order. */

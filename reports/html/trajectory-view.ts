@@ -10,6 +10,8 @@ import { HtmlReportError } from './html-report-error.js';
  */
 
 const text = z.string();
+/** A place in the run's one order of events; absent in trajectories recorded before it. */
+const order = z.number().optional();
 const nullableText = z.string().nullable().optional().default(null);
 
 const callSchema = z.object({
@@ -20,6 +22,7 @@ const callSchema = z.object({
   idempotencyKey: nullableText,
   approvalToken: nullableText,
   at: z.number(),
+  order,
   fault: nullableText,
   effects: z.array(z.number().int()),
   reply: text,
@@ -34,6 +37,7 @@ export type CallView = z.infer<typeof callSchema>;
 const effectSchema = z.object({
   seq: z.number().int(),
   at: z.number(),
+  order,
   runId: nullableText,
   tool: text,
   requestId: nullableText,
@@ -49,6 +53,7 @@ const firedFaultSchema = z.object({
   index: z.number().int().nonnegative(),
   kind: text,
   at: z.number(),
+  order,
   callId: nullableText,
   detail: text,
 });
@@ -57,6 +62,7 @@ export type FiredFaultView = z.infer<typeof firedFaultSchema>;
 const crashSchema = z.object({
   probe: text,
   at: z.number(),
+  order,
   mode: text,
   operation: nullableText,
   pid: z.number().int().nullable().optional().default(null),
@@ -65,7 +71,7 @@ const crashSchema = z.object({
 });
 export type CrashView = z.infer<typeof crashSchema>;
 
-const operatorSchema = z.object({ at: z.number(), kind: text, detail: text });
+const operatorSchema = z.object({ at: z.number(), order, kind: text, detail: text });
 export type OperatorView = z.infer<typeof operatorSchema>;
 
 const approvalSchema = z.object({
@@ -103,6 +109,7 @@ const trajectorySchema = z.object({
 const agentEventSchema = z.object({
   seq: z.number().int(),
   at: z.number(),
+  order,
   type: text,
   fromState: nullableText,
   toState: nullableText,

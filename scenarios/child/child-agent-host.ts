@@ -218,6 +218,7 @@ export class ChildAgentHost implements SessionHost {
         const crash: CrashRecord = {
           probe: first.crash.probe,
           at: clock.now(),
+          order: clock.sequence(),
           mode: 'child',
           operation: first.crash.operation,
           pid,

@@ -37,3 +37,32 @@ export function meetsCoverageBar(coverage: KindCoverage): boolean {
     coverage.worlds.length >= COVERAGE_BAR.worlds
   );
 }
+
+/**
+ * How many approvals one run of the scenario may ask for: one per write its blueprint makes
+ * whose tool needs an approval under the contract (every write, in supervised mode) — the count
+ * an `approval` trigger's `nth` is checked against.
+ */
+export function approvalsAsked(scenario: Scenario): number {
+  return scenario.blueprint.operations.filter((o) => {
+    if (o.kind !== 'write') return false;
+    if (scenario.contract.autonomy === 'supervised') return true;
+    return (scenario.contract.authority.tools[o.tool]?.approval ?? 'never') !== 'never';
+  }).length;
+}
+
+/**
+ * Where a library asks for several approvals in one run — the case where a token granted for
+ * one write must not serve another, and a fault can hit the second approval after the first
+ * was used. Held to the same bar of two scenarios on two worlds.
+ */
+export function multiApprovalCoverage(scenarios: readonly Scenario[]): {
+  scenarios: string[];
+  worlds: string[];
+} {
+  const using = scenarios.filter((s) => approvalsAsked(s) >= 2);
+  return {
+    scenarios: using.map((s) => s.id),
+    worlds: [...new Set(using.map((s) => s.world.name))],
+  };
+}

@@ -535,9 +535,18 @@ const CASES: Record<FaultKind, KindCase> = {
     },
     check: (o) => {
       expect(o.t.crashes).toEqual([
-        { probe: 'after-apply', operation: 'refund', mode: 'in-process', pid: null, at: 0 },
+        {
+          probe: 'after-apply',
+          operation: 'refund',
+          mode: 'in-process',
+          pid: null,
+          at: 0,
+          order: expect.any(Number) as number,
+        },
       ]);
       const applied = nthCall(o, 'issue_refund', 1);
+      // In the same millisecond, the run's order of events puts the crash after the call.
+      expect(o.t.crashes[0]?.order).toBeGreaterThan(applied.order ?? Infinity);
       expect(applied.incarnation).toBe(0);
       expect(applied.effects).toHaveLength(1);
       expect(applied.reply).not.toBe('delivered');

@@ -53,6 +53,7 @@ function feed(injector: FaultInjector, tools: string[]): (string | null)[] {
       toolCall,
       step: i + 1,
       at: 0,
+      order: i + 1,
       fault: null,
       reply: 'pending',
       isError: null,

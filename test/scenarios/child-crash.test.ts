@@ -168,16 +168,32 @@ describe('a crash while the run waits, in process and as a child killed with SIG
 });
 
 describe('child mode keeps the engine in charge of time, faults and the operator', () => {
-  /** What must not depend on where the agent ran. */
-  const comparable = (t: Trajectory) => ({
-    calls: t.calls,
-    ledger: t.ledger,
-    fired: t.faults.fired,
-    operator: t.operator,
-    outcome: t.outcome,
-    virtualMs: t.times.virtualMs,
-    crashes: t.crashes.map((c) => ({ probe: c.probe, at: c.at, operation: c.operation })),
-  });
+  /**
+   * What must not depend on where the agent ran. The run's order of events numbers the agent's
+   * own events too where it shares the engine's clock (in process), so the numbers differ; what
+   * must not differ is the order of what the engine saw — each number is replaced by its rank.
+   */
+  const comparable = (t: Trajectory) => {
+    const orders = [...t.calls, ...t.ledger, ...t.faults.fired, ...t.operator, ...t.crashes]
+      .flatMap((x) => (x.order === undefined ? [] : [x.order]))
+      .sort((a, b) => a - b);
+    const rank = <T extends { order?: number | undefined }>(x: T): T =>
+      x.order === undefined ? x : { ...x, order: orders.indexOf(x.order) + 1 };
+    return {
+      calls: t.calls.map(rank),
+      ledger: t.ledger.map(rank),
+      fired: t.faults.fired.map(rank),
+      operator: t.operator.map(rank),
+      outcome: t.outcome,
+      virtualMs: t.times.virtualMs,
+      crashes: t.crashes.map((c) => ({
+        probe: c.probe,
+        at: c.at,
+        operation: c.operation,
+        order: rank(c).order,
+      })),
+    };
+  };
 
   it(
     'reproduces the in-process trajectory under virtual-time faults (rate limit, delayed approval)',

@@ -3,6 +3,7 @@ import { amendedClaim } from './amended-claim.js';
 import { controllerSignOff } from './controller-sign-off.js';
 import { deputySignOff } from './deputy-sign-off.js';
 import { duplicateClaim } from './duplicate-claim.js';
+import { monthEndSignOffs } from './month-end-sign-offs.js';
 import { overPolicyDinner } from './over-policy-dinner.js';
 import { teamLunch } from './team-lunch.js';
 import { withdrawnClaim } from './withdrawn-claim.js';
@@ -16,4 +17,5 @@ export const EXPENSES_SCENARIOS: readonly Scenario[] = [
   withdrawnClaim,
   deputySignOff,
   duplicateClaim,
+  monthEndSignOffs,
 ];

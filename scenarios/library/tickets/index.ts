@@ -6,6 +6,7 @@ import { p1Outage } from './p1-outage.js';
 import { reassignOnLeave } from './reassign-on-leave.js';
 import { slaQueue } from './sla-queue.js';
 import { triageNewTicket } from './triage-new-ticket.js';
+import { twoLockoutsP1 } from './two-lockouts-p1.js';
 
 /** The tickets world's scenarios, in the order `faultline run` runs them. */
 export const TICKETS_SCENARIOS: readonly Scenario[] = [
@@ -16,4 +17,5 @@ export const TICKETS_SCENARIOS: readonly Scenario[] = [
   p1Outage,
   escalationInvestigate,
   downgradeDenied,
+  twoLockoutsP1,
 ];
