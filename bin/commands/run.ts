@@ -133,6 +133,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   io.progressDone();
   if (suite.skipped > 0)
     io.out(`resumed: ${suite.skipped} finished run(s) kept, ${suite.ran} run now`);
+  if (suite.discarded > 0)
+    io.out(
+      `replaced an unfinished set of ${suite.discarded} run(s) in ${out} (--resume would have kept them)`,
+    );
 
   const { results } = suite;
   const k = Math.max(1, trials);
