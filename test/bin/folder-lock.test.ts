@@ -72,7 +72,7 @@ describe('the lock on a result set folder', () => {
 
     expectInputError(ran, /is in use by another faultline merge \(pid \d+\)/, 'run');
     expect(readdirSync(out)).toEqual(['.lock']);
-  });
+  }, 120_000);
 
   it('takes over a stale lock, left by a process that is gone', () => {
     const out = tempDir('lock');
@@ -83,7 +83,7 @@ describe('the lock on a result set folder', () => {
     expect(ran.status, ran.stderr).toBe(0);
     expect(readResults(out).results).toHaveLength(1);
     expect(existsSync(join(out, '.lock'))).toBe(false);
-  });
+  }, 120_000);
 
   it('is taken by merge too', () => {
     const shard = tempDir('lock');
@@ -94,5 +94,5 @@ describe('the lock on a result set folder', () => {
     const ran = faultline(['merge', shard, '--out', out], SLOW);
 
     expectInputError(ran, /is in use by another faultline run/, 'merge');
-  });
+  }, 120_000);
 });

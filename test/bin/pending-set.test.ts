@@ -59,7 +59,7 @@ describe('a bad input refused before anything runs or is written', () => {
     expectInputError(ran, /world\.name: unknown world "bank" \(known: refunds, /, 'run');
     expect(ran.stderr).toContain(`scenario file ${file} ((file))`);
     expect(snapshot(prev)).toEqual(before);
-  });
+  }, 120_000);
 
   it('a fault plan that cannot fire in its world: exit 2, the previous set untouched', () => {
     const file = scenarioFile((s) => {
@@ -75,7 +75,7 @@ describe('a bad input refused before anything runs or is written', () => {
 
     expectInputError(ran, /the world has no tool "issue_refnd"/, 'run');
     expect(snapshot(prev)).toEqual(before);
-  });
+  }, 120_000);
 
   it('a regression file whose plan cannot fire: refused before the first case, not after the last', () => {
     const regressions = tempDir('regressions');
@@ -101,7 +101,7 @@ describe('a bad input refused before anything runs or is written', () => {
       'run',
     );
     expect(snapshot(prev)).toEqual(before);
-  });
+  }, 120_000);
 
   it('a resume with another seed or agent: refused naming the difference, nothing written', () => {
     const seed = faultline([...SMALL, '--resume', '--seed', '3', '--out', prev], SLOW);
@@ -118,7 +118,7 @@ describe('a bad input refused before anything runs or is written', () => {
       /other options: --agent reference \(this resume: naive-chat-loop\), --plan unset \(this resume: none\);/,
     );
     expect(snapshot(prev)).toEqual(before);
-  });
+  }, 120_000);
 
   it('a resume with the same options keeps every run and makes none', () => {
     const ids = readResults(prev).results.map((r) => r.id);
@@ -128,7 +128,7 @@ describe('a bad input refused before anything runs or is written', () => {
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`resumed: ${ids.length} finished run(s) kept, 0 run now`);
     expect(readResults(prev).results.map((r) => r.id)).toEqual(ids);
-  });
+  }, 120_000);
 });
 
 describe('a fresh run over a previous set', () => {
@@ -150,7 +150,7 @@ describe('a fresh run over a previous set', () => {
       options: { plan: string };
     };
     expect(set.options.plan).toBe('none');
-  });
+  }, 120_000);
 
   it('over an unfinished set (a killed run), says it replaced it', () => {
     const out = previousSet();
@@ -167,5 +167,5 @@ describe('a fresh run over a previous set', () => {
     expect(fresh.stdout).toContain(
       `replaced an unfinished set of 1 run(s) in ${out} (--resume would have kept them)`,
     );
-  });
+  }, 120_000);
 });
