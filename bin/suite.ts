@@ -75,6 +75,16 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
   const regressions = (await loadRegressions(options.regressions, loaded)).filter((r) =>
     matchesAny(r.scenario.id, options.globs),
   );
+  // A regression's case id is its scenario's and plan's: one the scenario has would be twice.
+  const planIds = new Map(loaded.map((s) => [s.id, ['none', ...s.faultPlans.map((p) => p.id)]]));
+  for (const r of regressions) {
+    const taken = planIds.get(r.scenario.id) ?? [];
+    if (taken.includes(r.faultPlan.id))
+      throw new UsageError(
+        `regression file ${r.file}: faultPlan.id "${r.faultPlan.id}" is already a fault plan of ${r.scenario.id} (or of another regression); give it an id of its own`,
+      );
+    planIds.set(r.scenario.id, [...taken, r.faultPlan.id]);
+  }
   if (scenarios.length === 0 && regressions.length === 0) {
     throw new UsageError(
       `no scenario matches ${options.globs.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,

@@ -103,6 +103,32 @@ describe('a bad input refused before anything runs or is written', () => {
     expect(snapshot(prev)).toEqual(before);
   }, 120_000);
 
+  it('a regression file reusing a plan id of its scenario: refused, not a set with an id twice', () => {
+    const regressions = tempDir('regressions');
+    writeFileSync(
+      join(regressions, 'again.json'),
+      JSON.stringify({
+        format: 'faultline-regression',
+        version: 1,
+        scenario: 'refunds/full-refund',
+        seed: 1,
+        faultPlan: {
+          id: 'refund-timeout',
+          faults: [{ kind: 'timeout', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } }],
+        },
+      }),
+    );
+
+    const ran = faultline([...SMALL, '--regressions', regressions, '--out', prev], SLOW);
+
+    expectInputError(
+      ran,
+      /regression file .*again\.json: faultPlan\.id "refund-timeout" is already a fault plan of refunds\/full-refund/,
+      'run',
+    );
+    expect(snapshot(prev)).toEqual(before);
+  }, 120_000);
+
   it('a resume with another seed or agent: refused naming the difference, nothing written', () => {
     const seed = faultline([...SMALL, '--resume', '--seed', '3', '--out', prev], SLOW);
     expectInputError(
