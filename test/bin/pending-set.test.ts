@@ -1,9 +1,24 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readResults } from '../../reports/results.js';
+import { FolderLock } from '../../bin/folder-lock.js';
+import { commitPendingSet, openPendingSet } from '../../bin/pending-set.js';
+import {
+  readResults,
+  ResultsWriter,
+  trajectoryFileFor,
+  type RunResult,
+} from '../../reports/results.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import { expectInputError, faultline, tempDir } from '../support/cli.js';
+import { runRecord } from '../support/result-sets.js';
 
 /** A small suite: one scenario, without faults and under each of its fault plans. */
 const SMALL = ['run', 'refunds/full-refund'];
@@ -195,3 +210,59 @@ describe('a fresh run over a previous set', () => {
     );
   }, 120_000);
 });
+
+describe('a commit a kill interrupted', () => {
+  it('is finished by the next writer: the new set whole, its trajectories in place, the old ones gone', () => {
+    const out = tempDir('commit');
+    const definition = {
+      agent: 'reference',
+      mode: null,
+      faults: 'all',
+      plan: null,
+      trials: 1,
+      seed: null,
+      globs: [],
+      shard: null,
+      scenarios: [],
+      regressions: join(out, 'regressions'),
+    };
+    const old = record('refunds/partial-refund');
+    const lock = FolderLock.take(out, 'run');
+    try {
+      let pending = openPendingSet(out, definition, false);
+      writeTrajectory(pending.dir, old.trajectoryFile);
+      const first = new ResultsWriter(pending.dir, { fresh: false });
+      first.appendRecord(old);
+      first.close();
+      commitPendingSet(out);
+      // A new set, complete, whose commit is cut short after its trajectories moved.
+      const now = record('refunds/full-refund');
+      pending = openPendingSet(out, definition, false);
+      writeTrajectory(pending.dir, now.trajectoryFile);
+      const second = new ResultsWriter(pending.dir, { fresh: false });
+      second.appendRecord(now);
+      second.close();
+      writeFileSync(join(pending.dir, 'commit'), '');
+      renameSync(join(pending.dir, now.trajectoryFile), join(out, now.trajectoryFile));
+
+      const resumed = openPendingSet(out, definition, true);
+
+      expect(resumed.kept.map((r) => r.id)).toEqual([now.id]);
+      expect(readResults(out).results.map((r) => r.id)).toEqual([now.id]);
+      expect(readdirSync(join(out, 'trajectories'))).toEqual([now.trajectoryFile.split('/')[1]]);
+    } finally {
+      lock.release();
+    }
+  });
+});
+
+/** A hand-made record whose trajectory file is named as a run's is. */
+function record(scenarioId: string): RunResult {
+  const r = runRecord({ scenarioId });
+  return { ...r, trajectoryFile: trajectoryFileFor(r.id) };
+}
+
+function writeTrajectory(dir: string, file: string): void {
+  mkdirSync(join(dir, 'trajectories'), { recursive: true });
+  writeFileSync(join(dir, file), '{}');
+}
