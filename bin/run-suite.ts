@@ -1,15 +1,25 @@
-import { repairResults, ResultsWriter, type RunResult } from '../reports/results.js';
-import { runCase, shardOf, suiteCases, type SuiteCase, type SuiteOptions } from './suite.js';
+import { ResultsWriter, type RunResult } from '../reports/results.js';
+import { FolderLock } from './folder-lock.js';
+import { commitPendingSet, openPendingSet, setDefinition } from './pending-set.js';
+import {
+  checkCases,
+  runCase,
+  shardOf,
+  suiteCases,
+  type SuiteCase,
+  type SuiteOptions,
+} from './suite.js';
+import { UsageError } from './usage-error.js';
 import { runInWorkers } from './workers.js';
 
 export interface RunSuiteOptions {
-  /** Result set folder: `results.jsonl`, `trajectories/` and `stores/` go here. */
+  /** Result set folder: `results.jsonl`, `trajectories/`, `stores/` and `set.json` go here. */
   out: string;
   /** Parallel worker threads (1: in this thread). */
   workers?: number;
   /** `I/N`: only this deterministic slice of the cases. */
   shard?: string;
-  /** Keep the runs already in `out` and make only the missing ones. */
+  /** Keep the runs already in `out` and make only the missing ones (same options only). */
   resume?: boolean;
   /** Called as each run finishes (in finishing order), after it is on disk. */
   onResult?: (result: RunResult, done: number, total: number) => void;
@@ -22,47 +32,77 @@ export interface SuiteRun {
   ran: number;
   skipped: number;
   cases: SuiteCase[];
+  /** Runs of an unfinished set in `out` that this fresh run replaced. */
+  discarded: number;
 }
 
 /**
- * Runs a suite into a result set: each finished run is appended (and flushed) the moment it
- * ends, so a suite killed halfway keeps every finished run and `resume` makes only the rest.
- * With workers, cases run in parallel threads; the records are the same as a serial run's
- * (reports sort by case index), apart from wall-clock figures.
+ * Runs a suite into a result set. Every case is built and checked before anything is written.
+ * The run then holds the folder's lock and writes into its pending set, each finished run
+ * appended (and flushed) the moment it ends, so a suite killed halfway keeps every finished run
+ * and `resume` makes only the rest; the folder's previous set stays whole until the new one is
+ * complete and committed. With workers, cases run in parallel threads; the records are the same
+ * as a serial run's (reports sort by case index), apart from wall-clock figures.
  */
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
-  const cases = shardOf(await suiteCases(suite), options.shard);
-  const done = options.resume ? repairResults(options.out) : [];
-  const finished = new Set(done.map((r) => r.id));
-  const todo = cases.filter((c) => !finished.has(c.id));
-  const writer = new ResultsWriter(options.out, { fresh: !options.resume });
-  const results = [...done];
-  let count = 0;
-  const record = (result: RunResult, trajectory: unknown): void => {
-    writer.append(result, trajectory);
-    results.push(result);
-    count++;
-    options.onResult?.(result, count, todo.length);
-  };
+  const all = await suiteCases(suite);
+  checkCases(all, suite.agent);
+  const cases = shardOf(all, options.shard);
+  const lock = FolderLock.take(options.out, 'run');
   try {
-    if ((options.workers ?? 1) > 1 && todo.length > 1) {
-      await runInWorkers(
-        suite,
-        todo.map((c) => c.index),
-        options.out,
-        options.workers ?? 1,
-        options.shard,
-        record,
-      );
-    } else {
-      for (const c of todo) {
-        const { result, trajectory } = await runCase(c, suite.agent, options.out);
-        record(result, trajectory);
-      }
+    const pending = openPendingSet(
+      options.out,
+      setDefinition(suite, options.shard),
+      options.resume ?? false,
+    );
+    const byId = new Map(cases.map((c) => [c.id, c]));
+    for (const kept of pending.kept) {
+      // Same options, yet another case list: the scenarios changed under the set.
+      if (byId.get(kept.id)?.seed !== kept.seed)
+        throw new UsageError(
+          `--resume: run ${kept.id} (seed ${kept.seed}) of the set in ${options.out} is not a case of this suite any more; run without --resume to replace the set`,
+        );
     }
+    const finished = new Set(pending.kept.map((r) => r.id));
+    const todo = cases.filter((c) => !finished.has(c.id));
+    const writer = new ResultsWriter(pending.dir, { fresh: false });
+    const results = [...pending.kept];
+    let count = 0;
+    const record = (result: RunResult, trajectory: unknown): void => {
+      writer.append(result, trajectory);
+      results.push(result);
+      count++;
+      options.onResult?.(result, count, todo.length);
+    };
+    try {
+      if ((options.workers ?? 1) > 1 && todo.length > 1) {
+        await runInWorkers(
+          suite,
+          todo.map((c) => c.index),
+          pending.dir,
+          options.workers ?? 1,
+          options.shard,
+          record,
+        );
+      } else {
+        for (const c of todo) {
+          const { result, trajectory } = await runCase(c, suite.agent, pending.dir);
+          record(result, trajectory);
+        }
+      }
+    } finally {
+      writer.close();
+    }
+    commitPendingSet(options.out);
+    results.sort((a, b) => a.index - b.index);
+    return {
+      results,
+      ran: count,
+      skipped: cases.length - todo.length,
+      cases,
+      discarded: pending.discarded,
+    };
   } finally {
-    writer.close();
+    lock.release();
   }
-  results.sort((a, b) => a.index - b.index);
-  return { results, ran: count, skipped: cases.length - todo.length, cases };
 }

@@ -9,13 +9,15 @@ import {
 } from '../reports/results.js';
 import type { AutonomyMode } from '../runtime/contract.js';
 import { zooAgent } from '../scenarios/agents/zoo.js';
-import { trialSeed } from '../scenarios/engine.js';
+import { checkChildMode } from '../scenarios/child/child-agent-host.js';
+import { trialSeed, validateFaultPlan } from '../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
-import { loadScenarioFile } from '../scenarios/load.js';
+import { loadScenarioFile, worldOf } from '../scenarios/load.js';
 import { loadRegressions } from '../scenarios/regression.js';
 import { runScenario } from '../scenarios/runner.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Trajectory } from '../scenarios/trajectory.js';
+import type { World } from '../scenarios/world/world.js';
 import { matchesAny } from './glob.js';
 import { UsageError } from './usage-error.js';
 
@@ -56,11 +58,33 @@ export interface SuiteCase {
 export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
   if (!zooAgent(options.agent)) throw new UsageError(`unknown agent "${options.agent}"`);
   const loaded = [...BUILT_IN_SCENARIOS];
-  for (const file of options.scenarioFiles) loaded.push(...(await loadScenarioFile(file)));
+  // Where each id came from: two scenarios with one id would make a set no command can read.
+  const origin = new Map<string, string>(loaded.map((s) => [s.id, 'a built-in scenario']));
+  for (const file of options.scenarioFiles) {
+    for (const scenario of await loadScenarioFile(file)) {
+      const first = origin.get(scenario.id);
+      if (first !== undefined)
+        throw new UsageError(
+          `--scenarios ${file}: id "${scenario.id}" is already ${first}; give the scenario an id of its own`,
+        );
+      origin.set(scenario.id, `in ${file}`);
+      loaded.push(scenario);
+    }
+  }
   const scenarios = loaded.filter((s) => matchesAny(s.id, options.globs));
   const regressions = (await loadRegressions(options.regressions, loaded)).filter((r) =>
     matchesAny(r.scenario.id, options.globs),
   );
+  // A regression's case id is its scenario's and plan's: one the scenario has would be twice.
+  const planIds = new Map(loaded.map((s) => [s.id, ['none', ...s.faultPlans.map((p) => p.id)]]));
+  for (const r of regressions) {
+    const taken = planIds.get(r.scenario.id) ?? [];
+    if (taken.includes(r.faultPlan.id))
+      throw new UsageError(
+        `regression file ${r.file}: faultPlan.id "${r.faultPlan.id}" is already a fault plan of ${r.scenario.id} (or of another regression); give it an id of its own`,
+      );
+    planIds.set(r.scenario.id, [...taken, r.faultPlan.id]);
+  }
   if (scenarios.length === 0 && regressions.length === 0) {
     throw new UsageError(
       `no scenario matches ${options.globs.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,
@@ -113,6 +137,26 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
     }
   }
   return cases;
+}
+
+/**
+ * Refuses, before anything is written, a case that could only fail for a reason of its input:
+ * a fault plan that cannot apply to its scenario as run (in `--mode`, with this agent). The
+ * engine checks the same when a case starts, which is too late: earlier runs would be
+ * stored and the suite stopped halfway.
+ */
+export function checkCases(cases: readonly SuiteCase[], agentName: string): void {
+  const agent = zooAgent(agentName)?.create();
+  if (!agent) throw new UsageError(`unknown agent "${agentName}"`);
+  const worlds = new Map<string, World<unknown>>();
+  for (const c of cases) {
+    if (c.trial > 0) continue;
+    const world = worlds.get(c.scenario.id) ?? worldOf(c.scenario);
+    worlds.set(c.scenario.id, world);
+    validateFaultPlan(c.scenario, c.faultPlan, world);
+    if (c.faultPlan.faults.some((f) => f.kind === 'crash' && f.mode === 'child'))
+      checkChildMode(c.faultPlan, agent);
+  }
 }
 
 /** `all` keeps everything, `none` the fault-free runs, a list of kinds the plans injecting any. */

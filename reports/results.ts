@@ -22,6 +22,8 @@ export const RESULT_FORMAT = 'faultline-run-result';
 export const RESULT_VERSION = 1;
 export const RESULTS_FILE = 'results.jsonl';
 export const TRAJECTORIES_DIR = 'trajectories';
+/** Where a set being made is written until it is complete (see bin/pending-set.ts). */
+export const PENDING_DIR = '.pending';
 
 const findingSchema = z.object({
   code: z.string(),
@@ -105,8 +107,13 @@ export function readResults(
   options: { allowTruncatedTail?: boolean } = {},
 ): { results: RunResult[]; truncated: boolean; file: string } {
   const file = path.endsWith('.jsonl') ? path : join(path, RESULTS_FILE);
-  if (!existsSync(file))
+  if (!existsSync(file)) {
+    if (!path.endsWith('.jsonl') && existsSync(join(path, PENDING_DIR, RESULTS_FILE)))
+      throw new ResultsError(
+        `${file}: no finished set here yet; an unfinished one is in ${join(path, PENDING_DIR)} (faultline run --resume --out ${path} finishes it)`,
+      );
     throw new ResultsError(`${file}: no results here (run faultline run --out ${path} first)`);
+  }
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
   const complete = text.endsWith('\n') || text === '';

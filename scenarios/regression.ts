@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { faultPlanSchema, type FaultPlan } from '../faults/catalog.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { parseInput } from '../runtime/validate.js';
+import { validateFaultPlan } from './engine.js';
+import { worldOf } from './load.js';
 import type { Scenario } from './scenario.js';
 
 /**
@@ -56,6 +58,8 @@ export async function loadRegressionFile(
       `scenario: no scenario "${regression.scenario}" (known: ${scenarios.map((s) => s.id).join(', ')})`,
     ]);
   }
+  // Checked now, not when its case is reached at the end of a suite.
+  validateFaultPlan(scenario, regression.faultPlan, worldOf(scenario), `regression file ${file}`);
   return { file, scenario, seed: regression.seed, faultPlan: regression.faultPlan };
 }
 

@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readResults, ResultsWriter, type RunResult } from '../../reports/results.js';
 import { cpSync, existsSync } from 'node:fs';
+import { FolderLock } from '../folder-lock.js';
 import type { Io } from '../io.js';
+import {
+  commitPendingSet,
+  openPendingSet,
+  readSetDefinition,
+  type SetDefinition,
+} from '../pending-set.js';
 import { UsageError } from '../usage-error.js';
 
 export const MERGE_HELP = `Usage: faultline merge DIR… --out DIR
@@ -45,18 +52,41 @@ export function mergeCommand(argv: string[], io: Io): Promise<number> {
   const merged: { dir: string; result: RunResult }[] = sets
     .flatMap(({ dir, results }) => results.map((result) => ({ dir, result })))
     .sort((a, b) => a.result.index - b.result.index);
-  const writer = new ResultsWriter(out, { fresh: true });
+  // Like a run: under the folder's lock, into a pending set that replaces the old one whole.
+  const lock = FolderLock.take(out, 'merge');
   try {
-    for (const { dir, result } of merged) {
-      const from = join(dir, result.trajectoryFile);
-      if (existsSync(from)) cpSync(from, join(out, result.trajectoryFile));
-      writer.appendRecord(result);
+    const pending = openPendingSet(out, mergedDefinition(positionals), false);
+    const writer = new ResultsWriter(pending.dir, { fresh: false });
+    try {
+      for (const { dir, result } of merged) {
+        const from = join(dir, result.trajectoryFile);
+        if (existsSync(from)) cpSync(from, join(pending.dir, result.trajectoryFile));
+        writer.appendRecord(result);
+      }
+    } finally {
+      writer.close();
     }
+    commitPendingSet(out);
   } finally {
-    writer.close();
+    lock.release();
   }
   io.out(
     `merged ${merged.length} run(s) from ${sets.length} result set(s) into ${join(out, 'results.jsonl')}`,
   );
   return Promise.resolve(0);
+}
+
+/**
+ * What the merged set was made with: the shards' common options, unsharded, so the merged set
+ * can be resumed like the unsharded run; none when the inputs disagree or record none.
+ */
+function mergedDefinition(dirs: readonly string[]): SetDefinition | undefined {
+  const made = dirs.map((dir) => readSetDefinition(dir));
+  const first = made[0];
+  if (!first) return undefined;
+  const unsharded = (d: SetDefinition | undefined): string =>
+    d ? JSON.stringify({ ...d, shard: null }) : '';
+  return made.every((d) => unsharded(d) === unsharded(first))
+    ? { ...first, shard: null }
+    : undefined;
 }

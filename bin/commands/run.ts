@@ -39,6 +39,7 @@ Options:
                        files go to --out
   --out DIR            result set folder (default: .faultline/): results.jsonl, reports, stores
   --resume             keep the finished runs in --out and make only the missing ones
+                       (refused when the set was made with other options)
   --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
   --regressions DIR    regression files to include (default: regressions/, if it exists)
   --config FILE        configuration (default: faultline.config.ts, if it exists)
@@ -48,6 +49,8 @@ Every run is graded on outcome, policy, integrity, recovery, tool use, efficienc
 fit and evidence; it passes when outcome, policy, integrity and recovery pass.
 
 Agents: ${ZOO.map((a) => a.name).join(', ')}.
+
+A run holds a lock on --out while it writes: a second writer there is refused (exit 2).
 
 Exit codes: 0 every run passed, 1 one or more failed, 2 bad arguments or configuration.`;
 
@@ -133,6 +136,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   io.progressDone();
   if (suite.skipped > 0)
     io.out(`resumed: ${suite.skipped} finished run(s) kept, ${suite.ran} run now`);
+  if (suite.discarded > 0)
+    io.out(
+      `replaced an unfinished set of ${suite.discarded} run(s) in ${out} (--resume would have kept them)`,
+    );
 
   const { results } = suite;
   const k = Math.max(1, trials);

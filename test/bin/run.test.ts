@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../runtime/store.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import type { Scenario } from '../../scenarios/scenario.js';
 import { faultline, expectInputError, tempDir, type Ran } from '../support/cli.js';
 
 /** Every run of the built-in suite, in order: each scenario without faults, then each of its fault plans. */
@@ -181,6 +182,49 @@ describe('faultline run when a run does not end as expected', () => {
     expect(ran.stderr).toContain(`scenario file ${file} ((file))`);
     expect(ran.stderr).toContain('tier: Invalid option');
     expect(storeFiles(ran.out)).toEqual([]);
+  });
+});
+
+describe('faultline run refuses a scenario that could only fail for a typo', () => {
+  /** The partial refund as a user's scenario file, changed by `change`. */
+  function scenarioFile(change: (scenario: Scenario) => void): string {
+    const scenario = structuredClone(partialRefund);
+    scenario.id = 'mine/refund';
+    change(scenario);
+    const file = join(tempDir('scenario'), 'mine.json');
+    writeFileSync(file, JSON.stringify(scenario));
+    return file;
+  }
+
+  it.each([
+    [
+      'a step calling an unknown tool',
+      (s: Scenario) => (s.blueprint.operations[1]!.tool = 'issue_refnd'),
+      /blueprint\.operations\[1\]\.tool: world refunds has no tool "issue_refnd"/,
+    ],
+    [
+      'a $ref to a missing operation',
+      (s: Scenario) =>
+        (s.blueprint.operations[1]!.args.amount_cents = { $ref: 'ordr.total_cents' }),
+      /blueprint\.operations\[1\] \(refund\): \$ref "ordr" names no operation of the blueprint/,
+    ],
+    [
+      'a contract allowing an unknown tool',
+      (s: Scenario) =>
+        (s.contract.authority.tools.wire_money = s.contract.authority.tools.issue_refund!),
+      /contract\.authority\.tools\.wire_money: world refunds has no tool "wire_money"/,
+    ],
+    [
+      'an id a built-in scenario has',
+      (s: Scenario) => (s.id = 'refunds/partial-refund'),
+      /^faultline run: --scenarios .*mine\.json: id "refunds\/partial-refund" is already a built-in scenario; give the scenario an id of its own$/,
+    ],
+  ])('%s: exit 2 with one line naming file and field, nothing written', (_, change, pattern) => {
+    const file = scenarioFile(change);
+
+    const ran = faultlineFresh('run', 'mine/*', 'refunds/partial-refund', '--scenarios', file);
+
+    expectUsageError(ran, pattern);
   });
 });
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCase, suiteCases } from '../../bin/suite.js';
@@ -79,8 +79,11 @@ describe('faultline run: serial, workers, shards', () => {
 });
 
 describe('faultline run killed mid-suite and resumed', () => {
-  it('loses no finished run and duplicates none', async () => {
+  it('loses no finished run, duplicates none, and never costs the previous set', async () => {
     const dir = tempDir('suite');
+    // A previous set in the folder: the killed run must leave it whole.
+    expect(faultline(['run', 'refunds/full-refund', '--out', dir], SLOW).status).toBe(0);
+    const previous = readFileSync(join(dir, 'results.jsonl'), 'utf8');
     const child = spawn(process.execPath, ['bin/faultline.js', ...SUITE, '--out', dir], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1' },
@@ -99,8 +102,14 @@ describe('faultline run killed mid-suite and resumed', () => {
       });
     });
     expect(child.signalCode).toBe('SIGKILL');
-    const before = readResults(dir, { allowTruncatedTail: true }).results.length;
+    expect(readFileSync(join(dir, 'results.jsonl'), 'utf8')).toBe(previous);
+    const pending = join(dir, '.pending');
+    const before = readResults(pending, { allowTruncatedTail: true }).results.length;
     expect(before).toBeGreaterThanOrEqual(8);
+    // The killed run's lock is stale; a trajectory it was writing is left as a temp file.
+    expect(existsSync(join(dir, '.lock'))).toBe(true);
+    const leftover = join(pending, 'trajectories', `cut-short.json.${child.pid ?? 0}.tmp`);
+    writeFileSync(leftover, '{"scenar');
 
     const resumed = faultline([...SUITE, '--resume', '--out', dir], SLOW);
     expect(resumed.status, resumed.stderr).toBe(0);
@@ -108,6 +117,9 @@ describe('faultline run killed mid-suite and resumed', () => {
     const full = tempDir('suite');
     expect(faultline([...SUITE, '--out', full], SLOW).status).toBe(0);
     expect(comparable(dir)).toEqual(comparable(full));
+    expect(readdirSync(join(dir, 'trajectories')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(existsSync(pending)).toBe(false);
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
   }, 240_000);
 
   it('repairs a record cut short by the kill', () => {
