@@ -1,5 +1,12 @@
 import { repairResults, ResultsWriter, type RunResult } from '../reports/results.js';
-import { runCase, shardOf, suiteCases, type SuiteCase, type SuiteOptions } from './suite.js';
+import {
+  runCase,
+  shardOf,
+  suiteSelection,
+  type SkippedPlan,
+  type SuiteCase,
+  type SuiteOptions,
+} from './suite.js';
 import { runInWorkers } from './workers.js';
 
 export interface RunSuiteOptions {
@@ -22,6 +29,8 @@ export interface SuiteRun {
   ran: number;
   skipped: number;
   cases: SuiteCase[];
+  /** Fault plans left out because they cannot apply in the suite's `--mode`. */
+  notApplicable: SkippedPlan[];
 }
 
 /**
@@ -31,7 +40,8 @@ export interface SuiteRun {
  * (reports sort by case index), apart from wall-clock figures.
  */
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
-  const cases = shardOf(await suiteCases(suite), options.shard);
+  const selection = await suiteSelection(suite);
+  const cases = shardOf(selection.cases, options.shard);
   const done = options.resume ? repairResults(options.out) : [];
   const finished = new Set(done.map((r) => r.id));
   const todo = cases.filter((c) => !finished.has(c.id));
@@ -64,5 +74,11 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
     writer.close();
   }
   results.sort((a, b) => a.index - b.index);
-  return { results, ran: count, skipped: cases.length - todo.length, cases };
+  return {
+    results,
+    ran: count,
+    skipped: cases.length - todo.length,
+    cases,
+    notApplicable: selection.skipped,
+  };
 }

@@ -144,13 +144,21 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
   };
   for (const r of chosen) {
-    const text = r.render({ results, k, trajectory }, { color: io.color });
+    const text = r.render(
+      { results, k, trajectory, notApplicable: suite.notApplicable },
+      { color: io.color },
+    );
     if (r.name === 'table') io.out(text);
     else {
       writeFileAtomic(join(out, r.file), text);
       io.out(`${r.name} report: ${join(out, r.file)}`);
     }
   }
+  // The table lists skipped plans; without it they still get a line.
+  if (suite.notApplicable.length > 0 && !chosen.some((r) => r.name === 'table'))
+    io.out(
+      `skipped: ${suite.notApplicable.length} fault plan(s) cannot apply in ${mode ?? ''} mode (listed in the reports)`,
+    );
   const failed = results.filter((r) => !runPassed(r)).length;
   const virtual = results.reduce((sum, r) => sum + r.figures.virtualMs, 0);
   io.out(
