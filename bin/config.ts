@@ -81,6 +81,14 @@ function level(minRuns: number, passK: number, recoveryPassRate: number): GateCr
   };
 }
 
+/**
+ * The most trials a run may ask for. Every trial reruns every case, so the suite grows by the
+ * library's size per trial, and the whole suite is planned before the first run prints
+ * anything; pass^k needs a handful of trials, and more evidence is better gathered as several
+ * result sets with other seeds.
+ */
+export const MAX_TRIALS = 100;
+
 export const configSchema = z.strictObject({
   /** Defaults for `faultline run`; command-line options override them. */
   run: z
@@ -88,11 +96,11 @@ export const configSchema = z.strictObject({
       agent: z.string().optional(),
       mode: z.enum(AUTONOMY_MODES).optional(),
       faults: z.string().optional(),
-      trials: z.number().int().positive().optional(),
+      trials: z.number().int().positive().max(MAX_TRIALS).optional(),
       seed: z.number().int().nonnegative().optional(),
       workers: z.number().int().positive().optional(),
       reporters: z.array(z.string()).optional(),
-      out: z.string().optional(),
+      out: z.string().min(1).optional(),
       scenarios: z.array(z.string()).optional(),
       regressions: z.string().optional(),
     })
@@ -113,8 +121,7 @@ export const CONFIG_FILE = 'faultline.config.ts';
  * directory: its default export, checked field by field. No file: the defaults.
  */
 export async function loadConfig(path?: string): Promise<FaultlineConfig> {
-  const candidates = path ? [path] : [CONFIG_FILE, 'faultline.config.mjs', 'faultline.config.js'];
-  const file = candidates.map((c) => resolve(c)).find((c) => existsSync(c));
+  const file = configFile(path);
   if (!file) {
     if (path) throw new InvalidInputError(`config ${path}`, ['(file): no such file']);
     return configSchema.parse({});
@@ -135,6 +142,12 @@ export async function loadConfig(path?: string): Promise<FaultlineConfig> {
     );
   }
   return parsed.data;
+}
+
+/** The config file `loadConfig(path)` reads, as an absolute path; undefined when there is none. */
+export function configFile(path?: string): string | undefined {
+  const candidates = path ? [path] : [CONFIG_FILE, 'faultline.config.mjs', 'faultline.config.js'];
+  return candidates.map((c) => resolve(c)).find((c) => existsSync(c));
 }
 
 /** A level's criteria: what the config's `gates` entry sets, the level's defaults for the rest. */

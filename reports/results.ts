@@ -6,6 +6,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -107,6 +108,8 @@ export function readResults(
   const file = path.endsWith('.jsonl') ? path : join(path, RESULTS_FILE);
   if (!existsSync(file))
     throw new ResultsError(`${file}: no results here (run faultline run --out ${path} first)`);
+  if (!statSync(file).isFile())
+    throw new ResultsError(`${file}: is a folder, expected a results file`);
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
   const complete = text.endsWith('\n') || text === '';

@@ -93,7 +93,9 @@ export async function promoteCommand(argv: string[], io: Io): Promise<number> {
   if (!isLevel(level))
     throw new UsageError(`unknown level "${level}" (levels: ${AUTONOMY_LEVELS.join(', ')})`);
   const config = await loadConfig(values.config);
-  const results = readResults(path).results;
+  const { results, file } = readResults(path);
+  if (results.length === 0)
+    throw new UsageError(`${file}: no runs in this result set; nothing to judge`);
   const mode = LEVEL_MODE[level];
   let verdict;
   try {
