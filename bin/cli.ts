@@ -1,3 +1,4 @@
+import { printable } from '../reports/printable.js';
 import { UnknownReporterError } from '../reports/reporters.js';
 import { ResultsError } from '../reports/results.js';
 import { FaultlineError } from '../runtime/errors.js';
@@ -52,24 +53,77 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.err(`faultline: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
     return 2;
   }
+  // Messages quote files and arguments: escape what a terminal would act on, keep one line.
+  const fail = (message: string): number => {
+    io.err(`faultline ${name}: ${printable(message)}`);
+    return 2;
+  };
   try {
-    return await command.run(rest, io);
+    return await command.run(negativesAsValues(rest), io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       // One line: Node's parseArgs messages can run to several.
-      io.err(`faultline ${name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
-      return 2;
+      return fail((error as Error).message.split('\n')[0] ?? '');
     }
-    if (error instanceof ResultsError || error instanceof UnknownReporterError) {
-      io.err(`faultline ${name}: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof FaultlineError && error.code === 'invalid-input') {
-      io.err(`faultline ${name}: ${error.message}`);
-      return 2;
-    }
+    if (error instanceof ResultsError || error instanceof UnknownReporterError)
+      return fail(error.message);
+    if (error instanceof FaultlineError && error.code === 'invalid-input')
+      return fail(error.message);
+    // A file or folder the command cannot use (a folder where a file must be, no permission):
+    // the path and the reason, never a stack trace.
+    if (isSystemError(error)) return fail(systemErrorLine(error));
     throw error;
   }
+}
+
+/**
+ * `--seed -1` as `--seed=-1`: parseArgs reads a value that starts with a dash as an option
+ * ("argument is ambiguous"), so a negative number never reached the check that says what is
+ * wrong with it. Every command's numeric options then refuse it by name.
+ */
+export function negativesAsValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (/^--[^=]+$/.test(arg) && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+interface SystemError extends Error {
+  code: string;
+  path?: string;
+  syscall?: string;
+}
+
+function isSystemError(error: unknown): error is SystemError {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    /^E[A-Z]+$/.test(error.code) &&
+    'syscall' in error
+  );
+}
+
+const SYSTEM_REASONS: Readonly<Record<string, string>> = {
+  EISDIR: 'is a folder, where a file was expected',
+  ENOTDIR: 'a part of this path is a file, where a folder was expected',
+  EEXIST: 'already exists',
+  ENOENT: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
+};
+
+function systemErrorLine(error: SystemError): string {
+  const reason = SYSTEM_REASONS[error.code] ?? error.message.split('\n')[0] ?? error.code;
+  return `${error.path ?? error.syscall ?? ''}: ${reason} (${error.code})`;
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -5,7 +5,8 @@ import {
   checkCases,
   runCase,
   shardOf,
-  suiteCases,
+  suiteSelection,
+  type SkippedPlan,
   type SuiteCase,
   type SuiteOptions,
 } from './suite.js';
@@ -34,6 +35,8 @@ export interface SuiteRun {
   cases: SuiteCase[];
   /** Runs of an unfinished set in `out` that this fresh run replaced. */
   discarded: number;
+  /** Fault plans left out because they cannot apply in the suite's `--mode`. */
+  notApplicable: SkippedPlan[];
 }
 
 /**
@@ -45,9 +48,9 @@ export interface SuiteRun {
  * as a serial run's (reports sort by case index), apart from wall-clock figures.
  */
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
-  const all = await suiteCases(suite);
-  checkCases(all, suite.agent);
-  const cases = shardOf(all, options.shard);
+  const selection = await suiteSelection(suite);
+  checkCases(selection.cases, suite.agent);
+  const cases = shardOf(selection.cases, options.shard);
   const lock = FolderLock.take(options.out, 'run');
   try {
     const pending = openPendingSet(
@@ -101,6 +104,7 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
       skipped: cases.length - todo.length,
       cases,
       discarded: pending.discarded,
+      notApplicable: selection.skipped,
     };
   } finally {
     lock.release();

@@ -13,10 +13,14 @@ import { checkChildMode } from '../scenarios/child/child-agent-host.js';
 import { trialSeed, validateFaultPlan } from '../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import { loadScenarioFile, worldOf } from '../scenarios/load.js';
+import { InvalidInputError } from '../runtime/errors.js';
+import { WORLDS } from '../scenarios/library/worlds.js';
+import { unreachableInMode } from '../scenarios/mode-reach.js';
 import { loadRegressions } from '../scenarios/regression.js';
 import { runScenario } from '../scenarios/runner.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Trajectory } from '../scenarios/trajectory.js';
+import { VirtualClock } from '../scenarios/virtual-clock.js';
 import type { World } from '../scenarios/world/world.js';
 import { matchesAny } from './glob.js';
 import { UsageError } from './usage-error.js';
@@ -50,12 +54,32 @@ export interface SuiteCase {
   replay: string;
 }
 
+/** A fault plan left out of a suite because it cannot apply in the mode the suite runs in. */
+export interface SkippedPlan {
+  scenarioId: string;
+  faultPlanId: string;
+  mode: string;
+  /** Why: each fault that can never fire in the mode, or each check the plan fails there. */
+  reasons: string[];
+}
+
 /**
  * Every case of the suite, in a fixed order: scenario by scenario, the fault-free run then each
  * fault plan the `faults` filter keeps, each trial; then regression files. Deterministic, so
  * shards, workers and resumed runs all agree on what case `index` means.
  */
 export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
+  return (await suiteSelection(options)).cases;
+}
+
+/**
+ * The suite's cases and, under `mode`, the plans left out because they cannot apply in that
+ * mode (a plan written for an approval that shadow mode never asks for). Every plan is checked
+ * here, before the first case runs, so a suite in another mode runs to its end.
+ */
+export async function suiteSelection(
+  options: SuiteOptions,
+): Promise<{ cases: SuiteCase[]; skipped: SkippedPlan[] }> {
   if (!zooAgent(options.agent)) throw new UsageError(`unknown agent "${options.agent}"`);
   const loaded = [...BUILT_IN_SCENARIOS];
   // Where each id came from: two scenarios with one id would make a set no command can read.
@@ -91,6 +115,7 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
     );
   }
   const keep = faultFilter(options.faults);
+  const { mode } = options;
   const planned: { scenario: Scenario; faultPlan: FaultPlan; fixedSeed?: number }[] = [
     ...scenarios.flatMap((scenario) =>
       [NO_FAULTS, ...scenario.faultPlans]
@@ -103,7 +128,24 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
       fixedSeed: r.seed,
     })),
   ].filter((c) => options.plan === undefined || c.faultPlan.id === options.plan);
-  if (planned.length === 0) {
+  const skipped: SkippedPlan[] = [];
+  // One world per scenario: booting one costs milliseconds, and plans only read its tools.
+  const worlds = new Map<Scenario, World<unknown> | undefined>();
+  const worldOf = (scenario: Scenario): World<unknown> | undefined => {
+    if (!worlds.has(scenario)) worlds.set(scenario, bootWorld(scenario));
+    return worlds.get(scenario);
+  };
+  const applicable = planned.filter((p) => {
+    if (mode === undefined || mode === p.scenario.contract.autonomy) return true;
+    const world = worldOf(p.scenario);
+    // An unknown world is refused with the scenario's other checks when the case runs.
+    if (!world) return true;
+    const reasons = notApplicable(p.scenario, p.faultPlan, mode, world);
+    if (reasons.length === 0) return true;
+    skipped.push({ scenarioId: p.scenario.id, faultPlanId: p.faultPlan.id, mode, reasons });
+    return false;
+  });
+  if (applicable.length === 0 && skipped.length === 0) {
     throw new UsageError(
       options.plan !== undefined
         ? `no fault plan "${options.plan}" in the matching scenarios`
@@ -111,13 +153,15 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
     );
   }
   const cases: SuiteCase[] = [];
-  for (const p of planned) {
+  for (const p of applicable) {
+    // The plan as the mode runs it: its expected ending rewritten with the scenario's.
+    const faultPlan = mode ? planInMode(p.faultPlan, mode) : p.faultPlan;
     for (let trial = 0; trial < options.trials; trial++) {
       const base = p.fixedSeed ?? options.seed ?? p.scenario.world.seed;
       // Trial 0 keeps the scenario's (or the given) seed; further trials derive their own.
       const seed = trial === 0 ? base : trialSeed(base, p.scenario.id, p.faultPlan.id, trial);
-      const scenario = options.mode ? inMode(p.scenario, options.mode) : p.scenario;
-      const mode = scenario.contract.autonomy;
+      const scenario = mode ? inMode(p.scenario, mode) : p.scenario;
+      const runMode = scenario.contract.autonomy;
       const words = [
         `--plan ${p.faultPlan.id}`,
         `--seed ${seed}`,
@@ -126,17 +170,17 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
       ];
       cases.push({
         index: cases.length,
-        id: `${options.agent}|${mode}|${p.scenario.id}|${p.faultPlan.id}|${trial}`,
+        id: `${options.agent}|${runMode}|${p.scenario.id}|${p.faultPlan.id}|${trial}`,
         scenario,
-        faultPlan: p.faultPlan,
+        faultPlan,
         trial,
         seed,
-        mode,
+        mode: runMode,
         replay: `npx faultline run ${p.scenario.id} ${words.join(' ')}`,
       });
     }
   }
-  return cases;
+  return { cases, skipped };
 }
 
 /**
@@ -167,22 +211,62 @@ function faultFilter(spec: string): (plan: FaultPlan) => boolean {
   return (plan) => plan.faults.some((f) => kinds.has(f.kind));
 }
 
+/** In shadow and recommend mode nothing may be executed: a run must complete with no effect. */
+const UNCHANGED = {
+  state: 'completed' as const,
+  world: { path: 'effects.length', op: 'eq' as const, value: 0 },
+};
+const proposing = (mode: AutonomyMode): boolean => mode === 'shadow' || mode === 'recommend';
+
 /**
  * The scenario run in another autonomy mode. In shadow and recommend mode nothing may be
  * executed, so whatever the scenario expected, the run must complete with no effect.
  */
 function inMode(scenario: Scenario, mode: AutonomyMode): Scenario {
   const moved: Scenario = { ...scenario, contract: { ...scenario.contract, autonomy: mode } };
-  if (mode !== 'shadow' && mode !== 'recommend') return moved;
-  const unchanged = {
-    state: 'completed' as const,
-    world: { path: 'effects.length', op: 'eq' as const, value: 0 },
-  };
+  if (!proposing(mode)) return moved;
   return {
     ...moved,
-    expected: unchanged,
-    faultPlans: moved.faultPlans.map((p) => ({ ...p, expected: unchanged })),
+    expected: UNCHANGED,
+    faultPlans: moved.faultPlans.map((p) => planInMode(p, mode)),
   };
+}
+
+/** A fault plan run in another mode: in shadow and recommend mode it expects no effect either. */
+function planInMode(plan: FaultPlan, mode: AutonomyMode): FaultPlan {
+  return proposing(mode) && plan.faults.length > 0 ? { ...plan, expected: UNCHANGED } : plan;
+}
+
+/**
+ * Why a plan cannot apply when its scenario runs in `mode` (empty: it can). A plan the scenario
+ * runs well in its own mode but that fails a check in `mode` (an approval the mode never asks
+ * for), or whose faults can never fire there, is left out; a plan that fails in its own mode
+ * too is refused, since the scenario itself is wrong.
+ */
+function notApplicable(
+  scenario: Scenario,
+  plan: FaultPlan,
+  mode: AutonomyMode,
+  world: World<unknown>,
+): string[] {
+  const moved = inMode(scenario, mode);
+  try {
+    validateFaultPlan(moved, plan, world);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    validateFaultPlan(scenario, plan, world);
+    return error.data.issues;
+  }
+  return unreachableInMode(moved, plan, world);
+}
+
+/** The scenario's world, booted on its own seed, to check plans against (none if unknown). */
+function bootWorld(scenario: Scenario): World<unknown> | undefined {
+  return WORLDS[scenario.world.name]?.create({
+    ...scenario.world.options,
+    seed: scenario.world.seed,
+    clock: new VirtualClock(),
+  });
 }
 
 /** The cases of shard `i` of `n` (1-based): every n-th case, so shards balance. */

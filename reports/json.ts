@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DIMENSIONS, type Dimension } from '../graders/grade.js';
 import { suiteMetrics, type SuiteMetrics } from '../graders/metrics.js';
 import { toGradedRun } from './graded.js';
+import type { NotApplicablePlan } from './not-applicable.js';
 import { runResultSchema, type RunResult } from './results.js';
 
 /**
@@ -86,6 +87,17 @@ export const reportSchema = z.strictObject({
   metrics: suiteMetricsSchema,
   /** Every run record of the set, in case order. */
   results: z.array(runResultSchema),
+  /** Fault plans left out because they cannot apply in the suite's mode (absent: none). */
+  notApplicable: z
+    .array(
+      z.strictObject({
+        scenarioId: z.string(),
+        faultPlanId: z.string(),
+        mode: z.string(),
+        reasons: z.array(z.string()),
+      }),
+    )
+    .optional(),
 });
 export type Report = z.infer<typeof reportSchema>;
 
@@ -109,6 +121,7 @@ type _MetricsMatch = Assert<Same<DeepMutable<SuiteMetrics>, z.infer<typeof suite
 export function jsonReport(input: {
   readonly results: readonly RunResult[];
   readonly k: number;
+  readonly notApplicable?: readonly NotApplicablePlan[];
 }): Report {
   const results = [...input.results].sort((a, b) => a.index - b.index);
   const metrics = suiteMetrics(results.map(toGradedRun), { k: input.k });
@@ -119,6 +132,9 @@ export function jsonReport(input: {
     // Plain JSON data already (rates are null, never undefined); the copy drops readonly.
     metrics: structuredClone(metrics) as DeepMutable<SuiteMetrics>,
     results,
+    ...(input.notApplicable && input.notApplicable.length > 0
+      ? { notApplicable: input.notApplicable.map((p) => ({ ...p, reasons: [...p.reasons] })) }
+      : {}),
   };
 }
 
@@ -126,6 +142,7 @@ export function jsonReport(input: {
 export function renderJson(input: {
   readonly results: readonly RunResult[];
   readonly k: number;
+  readonly notApplicable?: readonly NotApplicablePlan[];
 }): string {
   return JSON.stringify(jsonReport(input), null, 2);
 }

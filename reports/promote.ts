@@ -36,6 +36,11 @@ export interface GateInput {
   /** The autonomy mode whose runs the level is judged on. */
   readonly mode: string;
   readonly criteria: PromotionCriteria;
+  /**
+   * Fault kinds that must have fired whether or not the runs inject them (bin passes every kind
+   * the library injects in the level's mode), so a set that leaves a kind out cannot pass.
+   */
+  readonly requiredFaultKinds?: readonly string[];
 }
 
 /** The criteria, in the order they are reported. */
@@ -74,7 +79,7 @@ export type Criterion =
   | (CriterionBase & { readonly name: 'recovery-pass-rate'; readonly passed: number })
   | (CriterionBase & {
       readonly name: 'fault-fires';
-      /** Per fault kind the runs inject: in how many runs it fired. Measured is the fewest. */
+      /** Per fault kind the runs inject or the gate requires: in how many runs it fired. Measured is the fewest. */
       readonly fires: Readonly<Record<string, number>>;
     });
 
@@ -181,7 +186,8 @@ export function judgeLevel(results: readonly RunResult[], gate: GateInput): Leve
   const recoveryRate = runs.length === 0 ? null : recovered / runs.length;
 
   const fires: Record<string, number> = {};
-  for (const kind of [...new Set(runs.flatMap((r) => r.faultKinds))].sort())
+  const kinds = [...runs.flatMap((r) => r.faultKinds), ...(gate.requiredFaultKinds ?? [])];
+  for (const kind of [...new Set(kinds)].sort())
     fires[kind] = runs.filter((r) => r.faultsFired.includes(kind)).length;
   const fewest = Object.values(fires).length === 0 ? null : Math.min(...Object.values(fires));
   // A suite that injects no fault cannot show that its faults fire: it fails any minimum above 0.

@@ -1,6 +1,7 @@
 import { htmlReporter } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
+import type { NotApplicablePlan } from './not-applicable.js';
 import type { RunResult } from './results.js';
 import { renderTable } from './table.js';
 
@@ -11,6 +12,8 @@ export interface ReportInput {
   readonly k: number;
   /** The run's trajectory as parsed JSON, or undefined when it cannot be read. */
   trajectory(result: RunResult): unknown;
+  /** Fault plans the suite left out because they cannot apply in its mode. */
+  readonly notApplicable?: readonly NotApplicablePlan[];
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -114,6 +115,8 @@ export function readResults(
       );
     throw new ResultsError(`${file}: no results here (run faultline run --out ${path} first)`);
   }
+  if (!statSync(file).isFile())
+    throw new ResultsError(`${file}: is a folder, expected a results file`);
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
   const complete = text.endsWith('\n') || text === '';

@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../graders/grade.js';
 import { suiteMetrics, type PassRates } from '../graders/metrics.js';
 import { gradeOf, runPassed, toGradedRun } from './graded.js';
+import { renderNotApplicable, type NotApplicablePlan } from './not-applicable.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
 
@@ -32,13 +33,19 @@ const YELLOW = 33;
  * ```
  */
 export function renderTable(
-  input: { readonly results: readonly RunResult[]; readonly k: number },
+  input: {
+    readonly results: readonly RunResult[];
+    readonly k: number;
+    /** Plans left out because they cannot apply in the suite's mode: listed, never hidden. */
+    readonly notApplicable?: readonly NotApplicablePlan[];
+  },
   options: { readonly color: boolean },
 ): string {
   const paint = (code: number, text: string): string =>
     options.color ? `\u001b[${code}m${text}\u001b[39m` : text;
   const results = [...input.results].sort((a, b) => a.index - b.index);
-  if (results.length === 0) return 'no runs';
+  const skipped = input.notApplicable ?? [];
+  if (results.length === 0) return ['no runs', ...renderNotApplicable(skipped)].join('\n');
   const rows = groupRows(results);
   // Agent and mode get a column only when they tell rows apart (a scenario's own autonomy
   // mode is part of the scenario, not a second axis).
@@ -140,10 +147,12 @@ export function renderTable(
     lines.push('', paint(YELLOW, `Passing runs with findings outside the core dimensions`));
     for (const r of flagged) lines.push(...describe(r, paint(YELLOW, '!')));
   }
+  lines.push(...renderNotApplicable(skipped).map((l, i) => (i === 1 ? paint(YELLOW, l) : l)));
   lines.push(
     '',
     `${results.length} run(s) of ${new Set(results.map((r) => r.scenarioId)).size} scenario(s): ` +
-      `${results.length - failed.length} passed, ${failed.length} failed`,
+      `${results.length - failed.length} passed, ${failed.length} failed` +
+      (skipped.length > 0 ? `, ${skipped.length} fault plan(s) skipped (not applicable)` : ''),
   );
   return lines.join('\n');
 }

@@ -9,6 +9,7 @@ import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import type { Io } from '../io.js';
+import { checkOutputFolder } from '../output-folder.js';
 import { UsageError } from '../usage-error.js';
 
 export const EXPLORE_HELP = `Usage: faultline explore SCENARIO [options]
@@ -85,6 +86,8 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
     );
   if (values.path !== undefined && values.seed === undefined)
     throw new UsageError('--path replays a search: give the --seed it was printed with');
+  checkOutputFolder(values.out, '--out');
+  checkOutputFolder(values.regressions, '--regressions', false);
   const files = values.scenarios ?? [];
   const scenario = await findScenario(id, files);
 

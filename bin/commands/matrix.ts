@@ -15,6 +15,7 @@ import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { runScenario } from '../../scenarios/runner.js';
 import { matchesAny } from '../glob.js';
 import type { Io } from '../io.js';
+import { checkOutputFolder } from '../output-folder.js';
 import { UsageError } from '../usage-error.js';
 
 export const MATRIX_HELP = `Usage: faultline matrix [scenario globs…] [options]
@@ -55,6 +56,7 @@ export async function matrixCommand(argv: string[], io: Io): Promise<number> {
     io.out(MATRIX_HELP);
     return 0;
   }
+  checkOutputFolder(values.out, '--out');
   const names = values.agent ?? ZOO.map((a) => a.name);
   const agents = names.map((name) => {
     const entry = ZOO.find((a) => a.name === name);

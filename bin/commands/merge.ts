@@ -10,6 +10,7 @@ import {
   readSetDefinition,
   type SetDefinition,
 } from '../pending-set.js';
+import { checkOutputFolder } from '../output-folder.js';
 import { UsageError } from '../usage-error.js';
 
 export const MERGE_HELP = `Usage: faultline merge DIR… --out DIR
@@ -38,8 +39,14 @@ export function mergeCommand(argv: string[], io: Io): Promise<number> {
   if (values.out === undefined) throw new UsageError('--out DIR is required');
   const out = values.out;
   if (positionals.includes(out)) throw new UsageError(`--out ${out} is one of the inputs`);
+  checkOutputFolder(out, '--out');
   // Read everything first: a bad input stops the merge before anything is written.
   const sets = positionals.map((dir) => ({ dir, results: readResults(dir).results }));
+  const empty = sets.filter((s) => s.results.length === 0).map((s) => s.dir);
+  if (empty.length > 0)
+    throw new UsageError(
+      `${empty.join(', ')}: no runs in ${empty.length === 1 ? 'this result set' : 'these result sets'}; nothing to merge (a run that was stopped before its first case? run it again)`,
+    );
   const owner = new Map<string, string>();
   for (const { dir, results } of sets) {
     for (const r of results) {

@@ -1,19 +1,38 @@
 import { parseArgs } from 'node:util';
 import { judgeLevel, PromotionError, renderVerdict } from '../../reports/promote.js';
 import { readResults } from '../../reports/results.js';
+import { AUTONOMY_MODES, type AutonomyMode } from '../../runtime/contract.js';
 import {
   AUTONOMY_LEVELS,
-  configSchema,
   gateCriteria,
+  LEVEL_DEFAULTS,
   LEVEL_MODE,
   loadConfig,
   type AutonomyLevel,
+  type GateCriteria,
 } from '../config.js';
 import type { Io } from '../io.js';
+import { suiteSelection } from '../suite.js';
 import { UsageError } from '../usage-error.js';
 
-/** The criteria of a level the config leaves out. */
-const DEFAULTS = gateCriteria(configSchema.parse({}), 'supervised');
+/** The criteria columns of the defaults table, in the order of the criteria list. */
+const COLUMNS: readonly [keyof GateCriteria, string][] = [
+  ['minRuns', 'runs'],
+  ['k', 'k'],
+  ['outcomePassK', 'outcome'],
+  ['overallPassK', 'overall'],
+  ['maxPolicyViolations', 'policy'],
+  ['maxDuplicateEffects', 'dupes'],
+  ['recoveryPassRate', 'recovery'],
+  ['minFiresPerFaultKind', 'fires'],
+];
+const DEFAULTS_TABLE = [
+  `  ${'level'.padEnd(18)} ${COLUMNS.map(([, h]) => h.padStart(8)).join(' ')}`,
+  ...AUTONOMY_LEVELS.map(
+    (l) =>
+      `  ${l.padEnd(18)} ${COLUMNS.map(([key]) => String(LEVEL_DEFAULTS[l][key]).padStart(8)).join(' ')}`,
+  ),
+].join('\n');
 
 export const PROMOTE_HELP = `Usage: faultline promote RESULTS --to LEVEL [options]
 
@@ -24,16 +43,19 @@ made in its own mode (run the suite with --mode); runs in other modes are counte
 Levels, loosest first (and the mode each is judged on):
 ${AUTONOMY_LEVELS.map((l) => `  ${l.padEnd(18)} ${LEVEL_MODE[l]}`).join('\n')}
 
-Criteria, from gates.LEVEL of the config (defaults in parentheses):
-  runs in the level's mode      ≥ minRuns (${DEFAULTS.minRuns})
-  outcome pass^k                ≥ outcomePassK (${DEFAULTS.outcomePassK}), k from k (${DEFAULTS.k}), averaged over the
-                                  scenario and fault plan groups with k trials
-  overall pass^k                ≥ overallPassK (${DEFAULTS.overallPassK})
-  policy violations             ≤ maxPolicyViolations (${DEFAULTS.maxPolicyViolations})
-  duplicate side effects        ≤ maxDuplicateEffects (${DEFAULTS.maxDuplicateEffects})
-  recovery pass rate            ≥ recoveryPassRate (${DEFAULTS.recoveryPassRate})
-  runs each injected fault      ≥ minFiresPerFaultKind (${DEFAULTS.minFiresPerFaultKind}); a suite injecting no fault
-  kind fired in                   fails any minimum above 0
+Criteria, from gates.LEVEL of the config; what it leaves out comes from the level's defaults:
+  runs in the level's mode      ≥ minRuns
+  outcome pass^k                ≥ outcomePassK, with k from k, averaged over the scenario and
+                                  fault plan groups with k trials (run with --trials k)
+  overall pass^k                ≥ overallPassK
+  policy violations             ≤ maxPolicyViolations
+  duplicate side effects        ≤ maxDuplicateEffects
+  recovery pass rate            ≥ recoveryPassRate
+  runs each fault kind fired in ≥ minFiresPerFaultKind, for every kind the runs inject and
+                                  every kind the built-in library injects in the level's mode
+
+Defaults per level (README.md says why each exists):
+${DEFAULTS_TABLE}
 
 Options:
   --to LEVEL      the level to judge (required)
@@ -71,23 +93,53 @@ export async function promoteCommand(argv: string[], io: Io): Promise<number> {
   if (!isLevel(level))
     throw new UsageError(`unknown level "${level}" (levels: ${AUTONOMY_LEVELS.join(', ')})`);
   const config = await loadConfig(values.config);
-  const results = readResults(path).results;
+  const { results, file } = readResults(path);
+  if (results.length === 0)
+    throw new UsageError(`${file}: no runs in this result set; nothing to judge`);
+  const mode = LEVEL_MODE[level];
   let verdict;
   try {
     verdict = judgeLevel(results, {
       level,
-      mode: LEVEL_MODE[level],
+      mode,
       criteria: gateCriteria(config, level),
+      requiredFaultKinds: await libraryFaultKinds(mode),
     });
   } catch (error) {
     if (error instanceof PromotionError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
+  const own = Object.values(config.gates[level] ?? {}).some((v) => v !== undefined);
   if (values.json) io.out(JSON.stringify({ results: path, ...verdict }, null, 2));
-  else io.out(renderVerdict(verdict, { color: io.color }));
+  else {
+    io.out(renderVerdict(verdict, { color: io.color }));
+    io.out(
+      own
+        ? `criteria: gates.${level} of the config, the ${level} defaults for the rest (faultline promote --help)`
+        : `criteria: the ${level} defaults (faultline promote --help lists them; gates.${level} in the config sets them)`,
+    );
+  }
   return verdict.pass ? 0 : 1;
 }
 
 function isLevel(name: string): name is AutonomyLevel {
   return (AUTONOMY_LEVELS as readonly string[]).includes(name);
+}
+
+/**
+ * Every fault kind the built-in library injects in `mode` (plans that cannot apply there left
+ * out): what a level's gate asks to have seen fire, so a set that skips a kind cannot pass.
+ */
+async function libraryFaultKinds(mode: string): Promise<string[]> {
+  const { cases } = await suiteSelection({
+    globs: [],
+    agent: 'reference',
+    ...((AUTONOMY_MODES as readonly string[]).includes(mode) ? { mode: mode as AutonomyMode } : {}),
+    faults: 'all',
+    trials: 1,
+    scenarioFiles: [],
+    // Regression files are a user's own plans, not the library's.
+    regressions: '',
+  });
+  return [...new Set(cases.flatMap((c) => c.faultPlan.faults.map((f) => f.kind)))].sort();
 }

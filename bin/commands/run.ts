@@ -1,15 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FAULT_KINDS } from '../../faults/catalog.js';
 import { formatDuration } from '../../reports/duration.js';
 import { runPassed } from '../../reports/graded.js';
-import { REPORTERS, reporter } from '../../reports/reporters.js';
+import { REPORTERS, reporter, UnknownReporterError } from '../../reports/reporters.js';
 import { type RunResult, writeFileAtomic } from '../../reports/results.js';
 import { AUTONOMY_MODES, type AutonomyMode } from '../../runtime/contract.js';
 import { ZOO, zooAgent } from '../../scenarios/agents/zoo.js';
-import { loadConfig } from '../config.js';
+import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
+import { checkOutputFolder } from '../output-folder.js';
 import { runSuite } from '../run-suite.js';
 import { UsageError } from '../usage-error.js';
 
@@ -31,8 +32,10 @@ Options:
                        (shadow and recommend runs must complete with no effect)
   --faults SPEC        all (default) | none | kinds, comma-separated (plans injecting any of them)
   --plan ID            run only fault plan ID of each scenario ("none" for the fault-free run)
-  --trials K           run each scenario and plan K times with derived seeds (default 1)
-  --seed N             world seed of the first trial (default: each scenario's own)
+  --trials K           run each scenario and plan K times with derived seeds (default 1,
+                       at most ${MAX_TRIALS})
+  --seed N             world seed of the first trial, 0 to 2^53 - 1 (default: each
+                       scenario's own)
   --workers N          run in N worker threads (results identical to a serial run)
   --shard I/N          run only the I-th of N deterministic slices (combine with faultline merge)
   --reporter NAME      ${Object.keys(REPORTERS).join('|')}; repeatable (default: table);
@@ -82,9 +85,15 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const config = (await loadConfig(values.config)).run;
+  // A value the config gave is blamed on the config's file and field, not on a flag.
+  const file = configFile(values.config);
+  const blame = (field: string, flag: unknown): string =>
+    flag === undefined ? `config ${file ?? CONFIG_FILE}: run.${field}: ` : '';
   const agent = values.agent ?? config.agent ?? 'reference';
   if (!zooAgent(agent))
-    throw new UsageError(`unknown agent "${agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`);
+    throw new UsageError(
+      `${blame('agent', values.agent)}unknown agent "${agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`,
+    );
   const mode = values.mode ?? config.mode;
   if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
@@ -95,15 +104,35 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       .filter((k) => !(FAULT_KINDS as readonly string[]).includes(k.trim()));
     if (unknown.length > 0)
       throw new UsageError(
-        `--faults: unknown fault kind ${unknown.map((k) => `"${k}"`).join(', ')} (all, none, or kinds: ${FAULT_KINDS.join(', ')})`,
+        `${blame('faults', values.faults) || '--faults: '}unknown fault kind ${unknown.map((k) => `"${k}"`).join(', ')} (all, none, or kinds: ${FAULT_KINDS.join(', ')})`,
       );
   }
-  const trials = whole('--trials', values.trials, 1) ?? config.trials ?? 1;
+  const trials = whole('--trials', values.trials, 1, MAX_TRIALS) ?? config.trials ?? 1;
   const workers = whole('--workers', values.workers, 1) ?? config.workers ?? 1;
-  const seed = whole('--seed', values.seed, 0) ?? config.seed;
+  const seed = whole('--seed', values.seed, 0, Number.MAX_SAFE_INTEGER) ?? config.seed;
   const reporters = values.reporter ?? config.reporters ?? ['table'];
-  const chosen = reporters.map((name) => reporter(name));
+  const chosen = reporters.map((name) => {
+    try {
+      return reporter(name);
+    } catch (error) {
+      if (error instanceof UnknownReporterError && values.reporter === undefined)
+        throw new UsageError(`${blame('reporters', undefined)}${error.message}`, { cause: error });
+      throw error;
+    }
+  });
   const out = values.out ?? config.out ?? '.faultline';
+  checkOutputFolder(
+    out,
+    values.out === undefined && config.out !== undefined
+      ? blame('out', undefined).slice(0, -2)
+      : '--out',
+  );
+  // The default folder may be absent; one named on purpose must be there, or it is a typo.
+  const regressions = values.regressions ?? config.regressions;
+  if (regressions !== undefined && !isFolder(regressions))
+    throw new UsageError(
+      `${blame('regressions', values.regressions) || '--regressions: '}${regressions}: no such folder (regression files are read from a folder; leave the option out to skip them)`,
+    );
 
   const started = performance.now();
   let failing = 0;
@@ -118,7 +147,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       trials,
       ...(seed === undefined ? {} : { seed }),
       scenarioFiles: [...(config.scenarios ?? []), ...(values.scenarios ?? [])],
-      regressions: values.regressions ?? config.regressions ?? 'regressions',
+      regressions: regressions ?? 'regressions',
     },
     {
       out,
@@ -151,13 +180,21 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
   };
   for (const r of chosen) {
-    const text = r.render({ results, k, trajectory }, { color: io.color });
+    const text = r.render(
+      { results, k, trajectory, notApplicable: suite.notApplicable },
+      { color: io.color },
+    );
     if (r.name === 'table') io.out(text);
     else {
       writeFileAtomic(join(out, r.file), text);
       io.out(`${r.name} report: ${join(out, r.file)}`);
     }
   }
+  // The table lists skipped plans; without it they still get a line.
+  if (suite.notApplicable.length > 0 && !chosen.some((r) => r.name === 'table'))
+    io.out(
+      `skipped: ${suite.notApplicable.length} fault plan(s) cannot apply in ${mode ?? ''} mode (listed in the reports)`,
+    );
   const failed = results.filter((r) => !runPassed(r)).length;
   const virtual = results.reduce((sum, r) => sum + r.figures.virtualMs, 0);
   io.out(
@@ -166,12 +203,35 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   return failed === 0 ? 0 : 1;
 }
 
-/** A whole-number option ≥ `min`, or undefined when absent. */
-function whole(name: string, value: string | undefined, min: number): number | undefined {
+/** A whole-number option ≥ `min` (and ≤ `max`, when given), or undefined when absent. */
+function whole(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max?: number,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min)
     throw new UsageError(`${name} must be a whole number ≥ ${min} (got "${value}")`);
+  if (max !== undefined && Number(value) > max) throw new UsageError(tooLarge(name, value, max));
   return Number(value);
+}
+
+/** Why a number is too large, for the options that have a ceiling. */
+function tooLarge(name: string, value: string, max: number): string {
+  if (max === Number.MAX_SAFE_INTEGER)
+    return `${name} must be at most ${max} (2^53 - 1): a larger number loses digits, and the replay command would name another seed (got "${value}")`;
+  if (name === '--trials')
+    return `${name} must be at most ${max}: every trial reruns every case, and the suite is planned before anything runs; for more evidence, run more sets with other --seed values (got "${value}")`;
+  return `${name} must be at most ${max} (got "${value}")`;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** A progress bar for terminals: runs done, failing so far, time left. */

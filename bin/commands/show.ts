@@ -45,6 +45,8 @@ export function showCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError('which run? give a run id, scenario/plan[/trial], or part of an id');
   if (extra.length > 0)
     throw new UsageError(`one run at a time (got ${positionals.length}: ${positionals.join(' ')})`);
+  if (values.out.trim() === '')
+    throw new UsageError('--out must name a result set folder (got "")');
   const { results, file } = readResults(values.out);
   const found = findRun(results, query);
   switch (found.kind) {

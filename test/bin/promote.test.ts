@@ -27,8 +27,17 @@ function variant(name: string, edit: (lines: string[]) => string): string {
   return dir;
 }
 
+/** A config with the old, loose gate for every level: the criteria's mechanics, not their bar. */
+let loose = '';
+const LOOSE_GATE =
+  '{ minRuns: 1, k: 1, outcomePassK: 1, overallPassK: 0, maxPolicyViolations: 0, maxDuplicateEffects: 0, recoveryPassRate: 1, minFiresPerFaultKind: 0 }';
+
 beforeAll(async () => {
   root = tempDir('promote-cli');
+  loose = config(
+    'loose',
+    `{ gates: { ${AUTONOMY_LEVELS.map((l) => `'${l}': ${LOOSE_GATE}`).join(', ')} } }`,
+  );
   supervised = join(root, 'supervised');
   bounded = join(root, 'bounded');
   mutant = join(root, 'mutant');
@@ -46,7 +55,7 @@ afterAll(() => {
 
 describe('faultline promote RESULTS --to LEVEL', () => {
   it('exits 0 when every criterion is met, printing each with its measured figure', () => {
-    const ran = faultline(['promote', supervised, '--to', 'supervised']);
+    const ran = faultline(['promote', supervised, '--to', 'supervised', '--config', loose]);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -61,14 +70,17 @@ describe('faultline promote RESULTS --to LEVEL', () => {
       /│ policy violations +│ ≤ 0 +│ 0 +│ pass │/,
       /│ duplicate side effects +│ ≤ 0 +│ 0 +│ pass │/,
       /│ recovery pass rate +│ ≥ 100% +│ 100% \(4 of 4\) +│ pass │/,
-      /│ fires per fault kind +│ ≥ 0 +│ lost-ack 4 +│ pass │/,
+      /│ fires per fault kind +│ ≥ 0 +│ [^│]+│ pass │/,
+      // Every kind the library injects is listed, fired or not.
+      /lost-ack 4/,
+      /approval-denied 0/,
     ])
       expect(ran.stdout).toMatch(row);
-    expect(ran.stdout.trimEnd().endsWith('supervised: PASS — all 7 criteria met')).toBe(true);
+    expect(ran.stdout).toContain('supervised: PASS — all 7 criteria met');
   });
 
   it('exits 1 when a criterion fails, naming each failed one', () => {
-    const ran = faultline(['promote', mutant, '--to', 'supervised']);
+    const ran = faultline(['promote', mutant, '--to', 'supervised', '--config', loose]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(/│ duplicate side effects +│ ≤ 0 +│ 2 +│ FAIL │/);
@@ -79,7 +91,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('never counts runs of another mode: supervised runs cannot promote to bounded', () => {
-    const ran = faultline(['promote', supervised, '--to', 'bounded']);
+    const ran = faultline(['promote', supervised, '--to', 'bounded', '--config', loose]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toContain('Promotion to bounded: judged on 0 run(s) in bounded mode');
@@ -88,7 +100,14 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('judges expansion on bounded runs', () => {
-    const ran = faultline(['promote', join(bounded, 'results.jsonl'), '--to', 'expansion']);
+    const ran = faultline([
+      'promote',
+      join(bounded, 'results.jsonl'),
+      '--to',
+      'expansion',
+      '--config',
+      loose,
+    ]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Promotion to expansion: judged on 4 run(s) in bounded mode');
@@ -108,7 +127,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     expect(ran.stdout).toMatch(
       /│ overall pass\^2 +│ ≥ 100% +│ 100% over 2 of 2 group\(s\) +│ pass │/,
     );
-    expect(ran.stdout).toMatch(/│ fires per fault kind +│ ≥ 5 +│ lost-ack 4 +│ FAIL │/);
+    expect(ran.stdout).toMatch(/│ fires per fault kind +│ ≥ 5 +│ [^│]+│ FAIL │/);
     expect(noK.status).toBe(1);
     expect(noK.stdout).toContain(
       'no scenario and fault plan has 3 trials (most: 2); run with --trials 3',
@@ -116,7 +135,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('prints the verdict as JSON with --json', () => {
-    const ran = faultline(['promote', bounded, '--to', 'supervised', '--json']);
+    const ran = faultline(['promote', bounded, '--to', 'supervised', '--json', '--config', loose]);
 
     expect(ran.status).toBe(1);
     const json = JSON.parse(ran.stdout) as LevelVerdict & { results: string };
@@ -137,6 +156,52 @@ describe('faultline promote RESULTS --to LEVEL', () => {
       ['recovery-pass-rate', false],
       ['fault-fires', true],
     ]);
+  });
+});
+
+describe('faultline promote: the default gate of each level', () => {
+  it('refuses a small set that passes every run: too few runs, no k = 3 trials, kinds never fired', () => {
+    // 4 passing runs of one plan, 2 trials each, one fault kind: no evidence for supervised.
+    const ran = faultline(['promote', supervised, '--to', 'supervised']);
+
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(1);
+    for (const row of [
+      /│ runs in supervised mode +│ ≥ 150 +│ 4 +│ FAIL │/,
+      /│ outcome pass\^3 +│ ≥ 95% +│ no scenario and fault plan has 3 trials \(most: 2\); run with --trials 3 +│ FAIL │/,
+      /│ overall pass\^3 +│ ≥ 95% +│ no scenario and fault plan has 3 trials/,
+      /│ recovery pass rate +│ ≥ 95% +│ 100% \(4 of 4\) +│ pass │/,
+      /│ fires per fault kind +│ ≥ 2 +│ [^│]+│ FAIL │/,
+      /approval-denied 0/,
+      /lost-ack 4/,
+    ])
+      expect(ran.stdout).toMatch(row);
+    expect(ran.stdout).toContain(
+      'supervised: FAIL — 4 of 7 criteria not met (runs in supervised mode, outcome pass^3, overall pass^3, fires per fault kind)',
+    );
+    expect(ran.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'criteria: the supervised defaults (faultline promote --help lists them; gates.supervised in the config sets them)',
+    );
+  });
+
+  it("prints every level's defaults in --help", () => {
+    const ran = faultline(['promote', '--help']);
+
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(/ {2}supervised +150 +3 +0\.95 +0\.95 +0 +0 +0\.95 +2\n/);
+    expect(ran.stdout).toMatch(/ {2}bounded +200 +3 +1 +1 +0 +0 +1 +2\n/);
+  });
+
+  it("a config entry sets only its fields; the level's defaults keep the rest", () => {
+    const some = config('some', '{ gates: { supervised: { minRuns: 4 } } }');
+    const ran = faultline(['promote', supervised, '--to', 'supervised', '--config', some]);
+
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toMatch(/│ runs in supervised mode +│ ≥ 4 +│ 4 +│ pass │/);
+    expect(ran.stdout).toMatch(/│ outcome pass\^3 +│ ≥ 95% /);
+    expect(ran.stdout).toContain(
+      'criteria: gates.supervised of the config, the supervised defaults for the rest',
+    );
   });
 });
 

@@ -174,3 +174,68 @@ describe('suite cases in another autonomy mode', () => {
     },
   );
 });
+
+describe('faultline run --mode: a plan that cannot apply in the mode is skipped, with a note', () => {
+  it('bounded: a plan failing a second approval (bounded asks one) is listed, every other run made', () => {
+    const out = tempDir('mode');
+    const ran = faultline(['run', 'refunds/supervised-refund', '--mode', 'bounded', '--out', out]);
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    const scenario = BUILT_IN_SCENARIOS.find((s) => s.id === 'refunds/supervised-refund')!;
+    const plans = ['none', ...scenario.faultPlans.map((p) => p.id)];
+    expect(readResults(out).results.map((r) => r.faultPlanId)).toEqual(
+      plans.filter((p) => p !== 'message-refused'),
+    );
+    expect(ran.stdout).toContain(
+      'Skipped: 1 fault plan(s) cannot apply in bounded mode\n' +
+        '  - refunds/supervised-refund / message-refused: faultPlans[message-refused].faults[0].trigger.nth: the scenario asks for at most 1 approval(s), so approval 2 never comes',
+    );
+    expect(ran.stdout).toContain(
+      `${plans.length - 1} run(s) of 1 scenario(s): ${plans.length - 1} passed, 0 failed, 1 fault plan(s) skipped (not applicable)`,
+    );
+  });
+
+  it.each(['shadow', 'recommend'])(
+    '%s: plans whose faults fire only on writes or approvals are skipped, the rest run to the end',
+    (mode) => {
+      const out = tempDir('mode');
+      const ran = faultline([
+        'run',
+        'refunds/*',
+        '--mode',
+        mode,
+        '--out',
+        out,
+        '--reporter',
+        'json',
+      ]);
+      expect(ran.stderr).toBe('');
+      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as {
+        results: RunResult[];
+        notApplicable: { scenarioId: string; faultPlanId: string; reasons: string[] }[];
+      };
+      const planned = BUILT_IN_SCENARIOS.filter((s) => s.id.startsWith('refunds/')).reduce(
+        (n, s) => n + 1 + s.faultPlans.length,
+        0,
+      );
+      // Every plan either ran or is listed as skipped: none is lost, none aborts the suite.
+      expect(report.results.length + report.notApplicable.length).toBe(planned);
+      expect(readResults(out).results).toHaveLength(report.results.length);
+      expect(report.notApplicable).toContainEqual({
+        scenarioId: 'refunds/full-refund',
+        faultPlanId: 'refund-refused',
+        mode,
+        reasons: [
+          `faults[0] (approval-denied) fires on approval 1, and ${mode} mode asks for none`,
+        ],
+      });
+      expect(ran.stdout).toContain(
+        `skipped: ${report.notApplicable.length} fault plan(s) cannot apply in ${mode} mode (listed in the reports)`,
+      );
+      // A plan run in the mode expects what the mode allows: no effect, whatever it expected.
+      for (const r of report.results) expect(r.figures.effects).toBe(0);
+      expect(report.results.filter((r) => r.mismatches.length > 0)).toEqual([]);
+    },
+    120_000,
+  );
+});

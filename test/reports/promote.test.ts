@@ -258,14 +258,24 @@ describe('judgeLevel: only runs in the level mode count', () => {
   });
 });
 
-describe('judgeLevel on real result sets with the default gates', () => {
+describe('judgeLevel on real result sets', () => {
   let root = '';
   const sets: Record<string, RunResult[]> = {};
-  const defaults = gateCriteria(configSchema.parse({}), 'supervised');
+  /** A gate small sets can meet (the defaults ask for far more evidence): the mechanics. */
+  const loose = {
+    minRuns: 1,
+    k: 1,
+    outcomePassK: 1,
+    overallPassK: 0,
+    maxPolicyViolations: 0,
+    maxDuplicateEffects: 0,
+    recoveryPassRate: 1,
+    minFiresPerFaultKind: 0,
+  };
   const gate = (level: 'supervised' | 'bounded') => ({
     level,
     mode: LEVEL_MODE[level],
-    criteria: gateCriteria(configSchema.parse({}), level),
+    criteria: loose,
   });
   beforeAll(async () => {
     root = tempDir('promote');
@@ -285,10 +295,29 @@ describe('judgeLevel on real result sets with the default gates', () => {
   it('the reference passes the supervised gate on its supervised runs', () => {
     const verdict = judgeLevel(sets['reference-supervised']!, gate('supervised'));
 
-    expect(defaults.k).toBe(1);
     expect(verdict.pass).toBe(true);
     expect(verdict.agents).toEqual(['reference']);
     expect(criterion(verdict, 'fault-fires')).toMatchObject({ fires: { 'lost-ack': 4 } });
+  });
+
+  it("the default supervised gate refuses them: 4 runs, 2 trials, one kind of the library's fired", () => {
+    const verdict = judgeLevel(sets['reference-supervised']!, {
+      ...gate('supervised'),
+      criteria: gateCriteria(configSchema.parse({}), 'supervised'),
+      requiredFaultKinds: ['approval-denied', 'lost-ack'],
+    });
+
+    expect(verdict.pass).toBe(false);
+    expect(verdict.criteria.filter((c) => !c.pass).map((c) => [c.name, c.measured])).toEqual([
+      ['runs', 4],
+      ['outcome-pass-k', null],
+      ['overall-pass-k', null],
+      ['fault-fires', 0],
+    ]);
+    expect(criterion(verdict, 'fault-fires')).toMatchObject({
+      required: 2,
+      fires: { 'approval-denied': 0, 'lost-ack': 4 },
+    });
   });
 
   it('a bounded-mode result set cannot pass the supervised gate, nor a supervised one the bounded gate', () => {
