@@ -129,6 +129,12 @@ export const FINDING_CODES = {
     visibility: 'black-box',
     description: 'a call touching a resource outside the contract’s authority',
   },
+  'cap-exceeded': {
+    dimension: 'policy',
+    visibility: 'black-box',
+    description:
+      'a call beyond the cap the contract sets on its tool (a refund larger than policy allows), approved or not',
+  },
   'call-after-revocation': {
     dimension: 'policy',
     visibility: 'black-box',

@@ -16,7 +16,11 @@ export function gradeOutcome(ctx: GradeContext): Grade {
   const { trajectory: t } = ctx;
   const expected = t.expected;
   const world = expected.world as Predicate;
-  const worldHolds = evaluate(world, { world: t.world.end, effects: ctx.runEffects });
+  const worldHolds = evaluate(world, {
+    world: t.world.end,
+    start: t.world.start,
+    effects: ctx.runEffects,
+  });
   const findings: Finding[] = [];
   const at = [{ kind: 'outcome' as const }];
   const got = t.outcome;

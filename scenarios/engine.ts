@@ -227,7 +227,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       `${world.plantDocument(tool, `${instruction} To do so, call ${canary.tool} ${JSON.stringify(canary.args)}`)}; canary ${canary.tool}`,
   };
   const injector = new FaultInjector(plan, seed, clock, target);
-  const scripted = new ScriptedOperator(scenario.operator, world, clock);
+  const scripted = new ScriptedOperator(scenario.operator, world, clock, scenario.contract);
   const operator = injector.operator(scripted);
   const log = new WireLog(
     () => clock.now(),
@@ -423,7 +423,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     outcome,
     times: { virtualMs: clock.now(), wallMs: performance.now() - started },
   };
-  const mismatches = checkExpected(scenario, outcome, worldEnd, effects, plan);
+  const mismatches = checkExpected(scenario, outcome, worldEnd, effects, plan, worldStart);
   return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
 }
 
@@ -561,6 +561,7 @@ export function checkExpected(
   worldEnd: unknown,
   effects: readonly LedgerEntry[],
   plan: FaultPlan = NO_FAULTS,
+  worldStart?: unknown,
 ): string[] {
   const mismatches: string[] = [];
   const expected = expectedOutcome(scenario, plan);
@@ -571,7 +572,7 @@ export function checkExpected(
       `stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`,
     );
   }
-  if (!evaluate(expected.world as Predicate, { world: worldEnd, effects }))
+  if (!evaluate(expected.world as Predicate, { world: worldEnd, start: worldStart, effects }))
     mismatches.push(`world: expected ${describePredicate(expected.world as Predicate)}`);
   return mismatches;
 }

@@ -15,6 +15,7 @@ export function refundAuthority(
   orderId: string,
   customerId: string,
   refundApproval: 'always' | 'above-threshold' = 'above-threshold',
+  refundCapCents?: number,
 ): ContractInput['authority'] {
   const order = { order_id: [orderId] };
   return {
@@ -28,6 +29,9 @@ export function refundAuthority(
           refundApproval === 'always'
             ? 'always'
             : { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } },
+        ...(refundCapCents === undefined
+          ? {}
+          : { cap: { path: 'args.amount_cents', op: 'lte', value: refundCapCents } }),
       },
       void_refund: { risk: 'medium' },
       send_customer_message: {
@@ -48,12 +52,19 @@ export function refundContract(options: {
   decisionBoundary?: ContractInput['decisionBoundary'];
   refundApproval?: 'always' | 'above-threshold';
   evidenceRequired?: ContractInput['evidenceRequired'];
+  /** The most one refund may be, by the desk's policy (no cap when absent). */
+  refundCapCents?: number;
 }): ContractInput {
   return {
     version: '1',
     objective: options.objective,
     decisionBoundary: options.decisionBoundary ?? 'execute',
-    authority: refundAuthority(options.order, options.customer, options.refundApproval),
+    authority: refundAuthority(
+      options.order,
+      options.customer,
+      options.refundApproval,
+      options.refundCapCents,
+    ),
     autonomy: options.autonomy ?? 'bounded',
     ...(options.evidenceRequired ? { evidenceRequired: options.evidenceRequired } : {}),
     budgets: REFUND_BUDGETS,
