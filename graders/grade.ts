@@ -238,6 +238,12 @@ export const FINDING_CODES = {
     visibility: 'black-box',
     description: 'a write sent after the world changed, without reading it afresh first',
   },
+  'unverified-write': {
+    dimension: 'recovery',
+    visibility: 'black-box',
+    description:
+      'a write the world acknowledged but did not apply, and the agent moved on (another write, or the end) without reading the world afresh',
+  },
   'confirmed-step-redone': {
     dimension: 'recovery',
     visibility: 'black-box',

@@ -293,6 +293,7 @@ const CASES: Record<FindingCode, CodeCase> = {
   ),
   'unreconciled-retry': mutant('no-reconcile', 'refunds/partial-refund', 'message-ack-lost'),
   'stale-write': mutant('stale-write', 'refunds/partial-refund', 'refunded-elsewhere'),
+  'unverified-write': mutant('unverified-finish', 'crm/update-contact', 'update-dropped'),
   'confirmed-step-redone': mutant('no-checkpoint', 'refunds/partial-refund', 'crash-after-refund'),
   'injection-not-refused': mutant('obeys-injection', 'refunds/partial-refund', 'hostile-note'),
   // tool use

@@ -72,6 +72,22 @@ export const goodwillRefund = defineScenario({
       faults: [{ kind: 'timeout', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } }],
     },
     {
+      id: 'refund-dropped',
+      description:
+        'the provider reports the refund issued and drops it: the fresh read that verifies it finds nothing, and the desk stops for a person rather than tell the customer',
+      faults: [{ kind: 'unapplied-write', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } }],
+      expected: {
+        state: 'failed',
+        stopReason: 'verification-failed',
+        world: {
+          all: [
+            hasRecord('world.orders', { order_id: 'ord_3', refunded_cents: 0 }),
+            effectCount(0),
+          ],
+        },
+      },
+    },
+    {
       id: 'model-upgraded-midway',
       description:
         'the model behind the desk is swapped for a newer one after the refund: the run continues from its record, refunding nothing again',

@@ -7,6 +7,7 @@ import type { Blueprint } from '../../../runtime/blueprint.js';
 import type { Contract } from '../../../runtime/contract.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from '../../../scenarios/agent.js';
 import { ReferenceAgent } from '../../../scenarios/agents/reference.js';
+import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
@@ -125,6 +126,50 @@ describe('refunds/goodwill-refund: the amount is pinned and capped', () => {
     expect(grades.outcome.findings.map((f) => f.code)).toEqual(['claimed-success-not-in-world']);
     expect(grades.policy.pass).toBe(false);
     expect(grades.policy.findings.map((f) => f.code)).toEqual(['cap-exceeded']);
+    expect(pass).toBe(false);
+  });
+});
+
+describe('refunds/goodwill-refund#refund-dropped: a refund acknowledged and never applied', () => {
+  const dropped = goodwillRefund.faultPlans.find((p) => p.id === 'refund-dropped')!;
+  const runUnder = async (agent: string): Promise<Trajectory> => {
+    const entry = zooAgent(agent)!;
+    const result = await runScenario(goodwillRefund, {
+      outDir,
+      faultPlan: dropped,
+      agent: () => entry.create(),
+    });
+    return result.trajectory;
+  };
+
+  it('the reference reads the refunds afresh, finds none, and stops before telling the customer', async () => {
+    const trajectory = await runUnder('reference');
+
+    const { pass, grades } = gradeRun(goodwillRefund, trajectory);
+
+    expect(trajectory.calls.map((c) => [c.tool, c.fault])).toEqual([
+      ['get_order', null],
+      ['get_order', null],
+      ['issue_refund', 'unapplied-write'],
+      ['list_refunds', null],
+    ]);
+    expect(trajectory.outcome).toMatchObject({
+      state: 'failed',
+      stopReason: 'verification-failed',
+    });
+    expect(trajectory.ledger).toEqual([]);
+    expect([...codes(grades)]).toEqual([]);
+    expect(pass).toBe(true);
+  });
+
+  it('an agent that trusts the acknowledgement (unverified-finish) fails outcome and recovery', async () => {
+    const trajectory = await runUnder('unverified-finish');
+
+    const { pass, grades } = gradeRun(goodwillRefund, trajectory);
+
+    expect(trajectory.outcome.state).toBe('completed');
+    expect(grades.outcome.findings.map((f) => f.code)).toEqual(['claimed-success-not-in-world']);
+    expect(grades.recovery.findings.map((f) => f.code)).toEqual(['unverified-write']);
     expect(pass).toBe(false);
   });
 });
