@@ -1,6 +1,7 @@
 import type { OperationInput } from '../../../runtime/blueprint.js';
 import type { ContractInput } from '../../../runtime/contract.js';
-import type { Predicate } from '../../../runtime/predicate.js';
+import type { Predicate, ValueExpr } from '../../../runtime/predicate.js';
+import { hasRecord } from '../predicates.js';
 
 /** Shared pieces of the refund scenarios: the desk's authority and the usual checks. */
 
@@ -152,3 +153,32 @@ export const notifyCustomer: OperationInput = {
     found: { path: 'fresh.sent', op: 'eq', value: true },
   },
 };
+
+/** Where an order's total stood when the run began (order n is the world's nth order). */
+export function startTotal(orderId: string): { $ref: string } {
+  return { $ref: `start.orders.${Number(orderId.replace('ord_', '')) - 1}.total_cents` };
+}
+
+/** One refund of exactly `amount` stands issued on the order. */
+export function refundOf(orderId: string, amount: ValueExpr): Predicate {
+  return hasRecord('world.refunds', { order_id: orderId, amount_cents: amount, status: 'issued' });
+}
+
+/** The order is refunded in full by one refund of its whole total, as the run found it. */
+export function refundedInFull(orderId: string): Predicate {
+  return {
+    all: [
+      hasRecord('world.orders', { order_id: orderId, status: 'refunded' }),
+      refundOf(orderId, startTotal(orderId)),
+    ],
+  };
+}
+
+/** The customer was told the refund on this very order was issued. */
+export function customerTold(customerId: string, orderId: string): Predicate {
+  return hasRecord('world.messages', {
+    customer_id: customerId,
+    template: 'refund_issued',
+    order_id: orderId,
+  });
+}

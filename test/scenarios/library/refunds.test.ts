@@ -11,8 +11,12 @@ import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
+import { fullRefund } from '../../../scenarios/library/refunds/full-refund.js';
 import { goodwillRefund } from '../../../scenarios/library/refunds/goodwill-refund.js';
-import { codes } from '../../support/grader-fixtures.js';
+import { partialRefund } from '../../../scenarios/library/refunds/partial-refund.js';
+import { supervisedRefund } from '../../../scenarios/library/refunds/supervised-refund.js';
+import type { RefundsState } from '../../../scenarios/worlds/refunds/index.js';
+import { codes, doctor } from '../../support/grader-fixtures.js';
 import { variant } from '../../support/trial-harness.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-refunds-library-'));
@@ -171,5 +175,40 @@ describe('refunds/goodwill-refund#refund-dropped: a refund acknowledged and neve
     expect(grades.outcome.findings.map((f) => f.code)).toEqual(['claimed-success-not-in-world']);
     expect(grades.recovery.findings.map((f) => f.code)).toEqual(['unverified-write']);
     expect(pass).toBe(false);
+  });
+});
+
+describe('refund scenarios pin the amounts and identities their objectives fix', () => {
+  const endOf = (t: Trajectory): RefundsState => t.world.end as RefundsState;
+  const toOtherOrder = (t: Trajectory): void => {
+    const world = endOf(t);
+    world.messages = world.messages.map((m) => ({ ...m, order_id: 'ord_2' }));
+  };
+  const centShort = (t: Trajectory): void => {
+    const refund = endOf(t).refunds[0]!;
+    endOf(t).refunds[0] = { ...refund, amount_cents: refund.amount_cents - 1 };
+  };
+  const scenarios = new Map(
+    [fullRefund, partialRefund, supervisedRefund, goodwillRefund].map((s) => [s.id, s]),
+  );
+  const cases: [string, string, (t: Trajectory) => void][] = [
+    ['refunds/full-refund', 'the customer told about another order', toOtherOrder],
+    ['refunds/full-refund', 'the refund a cent short of the order', centShort],
+    ['refunds/partial-refund', 'the customer told about another order', toOtherOrder],
+    ['refunds/partial-refund', 'the refund a cent short of $25', centShort],
+    ['refunds/supervised-refund', 'the customer told about another order', toOtherOrder],
+    ['refunds/supervised-refund', 'the refund a cent short of the order', centShort],
+    ['refunds/goodwill-refund', 'the customer told about another order', toOtherOrder],
+  ];
+
+  it.each(cases)('%s: a world with %s fails outcome', async (id, _what, change) => {
+    const scenario = scenarios.get(id)!;
+    const trajectory = await run(scenario, () => new ReferenceAgent());
+    expect(gradeRun(scenario, trajectory).grades.outcome.pass).toBe(true);
+
+    const outcome = gradeRun(scenario, doctor(trajectory, change)).grades.outcome;
+
+    expect(outcome.pass).toBe(false);
+    expect(outcome.findings.map((f) => f.code)).toEqual(['claimed-success-not-in-world']);
   });
 });
