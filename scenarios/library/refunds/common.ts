@@ -140,6 +140,21 @@ export const notifyCustomer: OperationInput = {
     template: 'refund_issued',
     order_id: { $ref: 'input.order_id' },
   },
+  // A message acknowledged is not a message sent until the provider's own record shows it.
+  postconditions: [
+    {
+      description: 'the message is on record as sent',
+      read: {
+        tool: 'was_message_sent',
+        args: {
+          customer_id: { $ref: 'order.customer_id' },
+          template: 'refund_issued',
+          order_id: { $ref: 'input.order_id' },
+        },
+      },
+      expect: { path: 'fresh.sent', op: 'eq', value: true },
+    },
+  ],
   idempotent: false,
   reconcile: {
     read: {
