@@ -197,6 +197,8 @@ function faultsByKind(reach: ScenarioReach): Partial<Record<FaultKind, fc.Arbitr
     fc.record({ tool: fc.constantFrom(...tools) }),
   );
   add('expired-credential', t('expired-credential'));
+  // Only a write has a change to drop.
+  add('unapplied-write', t('unapplied-write', undefined, reach.writeTools));
   if (reach.staleChanges.length > 0) {
     add(
       'stale-record',

@@ -139,6 +139,9 @@ function costOf(reach: ScenarioReach, fault: Fault, others: number): Cost {
     case 'missing-evidence':
     case 'conflicting-evidence':
       return { ok: false, reason: `${fault.kind} makes ${fault.tool} tell the agent otherwise` };
+    case 'unapplied-write':
+      // A change dropped behind a success reply: the careful answer is to stop, not resend.
+      return { ok: false, reason: 'unapplied-write drops a change the objective needs' };
     case 'approval-denied':
       return { ok: false, reason: 'an approval is denied' };
     case 'cancellation':

@@ -17,6 +17,7 @@ export const FAULT_KINDS = [
   'expired-credential',
   'stale-record',
   'hostile-document',
+  'unapplied-write',
   'missing-evidence',
   'conflicting-evidence',
   'approval-denied',
@@ -45,6 +46,7 @@ export const FAULT_LAYER: Readonly<
   'expired-credential': 'world',
   'stale-record': 'world',
   'hostile-document': 'world',
+  'unapplied-write': 'world',
   'missing-evidence': 'world',
   'conflicting-evidence': 'world',
   'approval-denied': 'operator',
@@ -142,6 +144,11 @@ export const faultSchema = z.discriminatedUnion('kind', [
     instruction: z.string().min(1),
     canary: canarySchema,
   }),
+  /**
+   * The provider acknowledges a write and drops the change: the reply is the world's own
+   * success, the world is as before (no effect in the ledger). Only a fresh read can tell.
+   */
+  z.strictObject({ kind: z.literal('unapplied-write'), ...base }),
   z.strictObject({ kind: z.literal('missing-evidence'), ...base, tool: z.string().min(1) }),
   z.strictObject({
     kind: z.literal('conflicting-evidence'),
@@ -208,6 +215,8 @@ export const TRIGGERS_BY_KIND: Readonly<Record<FaultKind, readonly Trigger['on']
   'expired-credential': ['call', 'step', 'first-write', 'time'],
   'stale-record': ['call', 'step', 'first-write', 'time'],
   'hostile-document': ['call', 'step', 'first-write', 'time'],
+  // It acts on a write as the world handles it, so it needs a call — of a write tool.
+  'unapplied-write': ['call', 'first-write', 'probability'],
   'approval-denied': ['approval'],
   'approval-delayed': ['approval'],
   cancellation: ['call', 'step', 'time', 'approval'],

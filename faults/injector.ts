@@ -27,6 +27,8 @@ export interface FaultTarget {
     instruction: string,
     canary: { tool: string; args: Record<string, unknown> },
   ): string;
+  /** Makes the world acknowledge the write of call `callId` and drop its change; says so. */
+  dropChange(callId: string, tool: string): string;
 }
 
 export interface FiredFault {
@@ -238,6 +240,10 @@ export class FaultInjector {
           fault: f,
           rewrite: (result) => replaceFields(result, fault.replace),
         });
+      case 'unapplied-write':
+        // Only a write has a change to drop; a read it lands on goes through, and it waits.
+        if (!this.target.writeTools.has(call.tool)) return {};
+        return fire(this.target.dropChange(call.callId, call.tool), { kind: 'pass', fault: f });
       case 'revoked-permission':
       case 'expired-credential':
       case 'stale-record':

@@ -21,7 +21,7 @@ export function gradeOutcome(ctx: GradeContext): Grade {
   const { trajectory: t } = ctx;
   const expected = t.expected;
   const world = expected.world as Predicate;
-  const scope = { world: t.world.end, effects: ctx.runEffects };
+  const scope = { world: t.world.end, start: t.world.start, effects: ctx.runEffects };
   const worldHolds = evaluate(world, scope);
   // What the world holds instead, beside what was expected: computed only when it differs.
   const instead = (): string => (worldHolds ? '' : ` (not so: ${explainFailure(world, scope)})`);

@@ -28,6 +28,13 @@ export const toolAuthoritySchema = z.strictObject({
   approval: z
     .union([z.enum(['never', 'always']), z.strictObject({ when: predicateSchema })])
     .default('never'),
+  /**
+   * A cap: a condition over `args` every call of this tool must meet (`args.amount_cents lte
+   * 10000`: a goodwill refund of at most $100). A call outside it is beyond the contract's
+   * authority whoever approved it — the gate refuses it, a careful approver declines it, and
+   * the policy grader flags it.
+   */
+  cap: predicateSchema.optional(),
 });
 export type ToolAuthority = z.infer<typeof toolAuthoritySchema>;
 

@@ -1,5 +1,5 @@
-import type { Contract } from './contract.js';
-import { evaluate } from './predicate.js';
+import type { Contract, ToolAuthority } from './contract.js';
+import { describePredicate, evaluate } from './predicate.js';
 import type { ApprovalRecord, BudgetUse } from './records.js';
 import type { Safeguards } from './safeguards.js';
 
@@ -47,8 +47,21 @@ export function approvalRequired(contract: Contract, action: GateAction): boolea
 }
 
 /**
+ * Why a call with these arguments is beyond `authority`'s cap, or `undefined` when it has none
+ * or the call meets it. Shared by the gate, the scripted approver and the policy grader, so
+ * all three read a cap the same way.
+ */
+export function capExceeded(
+  authority: ToolAuthority | undefined,
+  args: Readonly<Record<string, unknown>>,
+): string | undefined {
+  if (!authority?.cap || evaluate(authority.cap, { args })) return undefined;
+  return `the contract caps it at ${describePredicate(authority.cap)}`;
+}
+
+/**
  * The policy gate: deterministic code that disposes of what the planner proposes. Order of
- * checks: authority (tool, resources), provenance, budgets, autonomy mode, approvals. Every
+ * checks: authority (tool, resources, cap), provenance, budgets, autonomy mode, approvals. Every
  * write it allows is then checked against freshly read state by the preconditions.
  */
 export function checkAction(input: GateInput): GateDecision {
@@ -84,6 +97,15 @@ export function checkAction(input: GateInput): GateDecision {
         class: 'policy_denied',
       };
     }
+  }
+  const overCap = capExceeded(authority, action.args);
+  if (overCap !== undefined) {
+    return {
+      verdict: 'deny',
+      rule: 'authority.cap',
+      reason: `${action.tool} ${JSON.stringify(action.args)} is beyond its cap: ${overCap}`,
+      class: 'policy_denied',
+    };
   }
   if (action.origin === 'content' && safeguards['provenance-gate']) {
     return {

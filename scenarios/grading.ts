@@ -6,7 +6,7 @@
  */
 export { canonicalJson, requestKey } from '../runtime/canonical-json.js';
 export type { Contract } from '../runtime/contract.js';
-export { approvalRequired } from '../runtime/policy.js';
+export { approvalRequired, capExceeded } from '../runtime/policy.js';
 export {
   describePredicate,
   evaluate,

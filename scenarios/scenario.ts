@@ -81,7 +81,10 @@ export const scenarioSchema = z.strictObject({
   /**
    * The outcome that counts: the run's final state, the stop reason where success is
    * impossible or forbidden, and a predicate over the final world (`world`: its state;
-   * `effects`: this run's ledger entries).
+   * `start`: the world as the run began, so a predicate can pin an amount the seed decides —
+   * `{ $ref: 'start.orders.2.items.0.unit_price_cents' }`; `effects`: this run's ledger
+   * entries). It pins every amount and identity the objective fixes, so a run that did the
+   * wrong thing — refunded the whole order instead of one item — cannot pass.
    */
   expected: z.strictObject({
     state: z.enum(['completed', 'failed', 'blocked', 'cancelled', 'compensated']),

@@ -1,17 +1,22 @@
 import type { Clock } from '../runtime/clock.js';
+import type { Contract } from '../runtime/contract.js';
 import type {
   ApprovalDecision,
   ApprovalRequest,
   Operator,
   OperatorCommand,
 } from '../runtime/operator.js';
+import { capExceeded } from '../runtime/policy.js';
 import type { Scenario } from './scenario.js';
 import type { World } from './world/world.js';
 
 /**
- * The person in the loop, played from the scenario's operator script. A granted approval is
- * registered with the world for exactly that action, so the world can refuse a token that is
- * reused or presented for anything else.
+ * The person in the loop, played from the scenario's operator script. A careful person: the
+ * script's answer applies only to a change preview within the contract's policy (its tool,
+ * resources and caps); anything beyond it is declined, whatever the script says, as an
+ * approver who reads what they sign would. A granted approval is registered with the world for
+ * exactly that action, so the world can refuse a token that is reused or presented for
+ * anything else.
  */
 export class ScriptedOperator implements Operator {
   /** What the operator did, each stamped with its time and its place in the clock's order. */
@@ -21,20 +26,28 @@ export class ScriptedOperator implements Operator {
     private readonly script: Scenario['operator'],
     private readonly world: World<unknown>,
     private readonly clock: Clock,
+    private readonly contract: Contract,
   ) {}
 
   async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     const answer = this.script.approvals;
     if (answer.afterMs > 0) await this.clock.sleep(answer.afterMs);
     const at = this.clock.now();
-    if (answer.decision === 'deny') {
+    const beyond = outsidePolicy(this.contract, request.tool, request.args);
+    const refusal =
+      beyond !== undefined
+        ? `the change is outside policy: ${beyond}`
+        : answer.decision === 'deny'
+          ? answer.reason
+          : undefined;
+    if (refusal !== undefined) {
       this.log.push({
         at,
         ...this.order(),
         kind: 'approval.denied',
-        detail: `${request.tool} ${request.operationId}: ${answer.reason}`,
+        detail: `${request.tool} ${request.operationId}: ${refusal}`,
       });
-      return { decision: 'denied', approver: answer.approver, reason: answer.reason, at };
+      return { decision: 'denied', approver: answer.approver, reason: refusal, at };
     }
     const identity =
       this.world.approvalIdentity(request.tool, request.args) ??
@@ -83,4 +96,27 @@ export class ScriptedOperator implements Operator {
     if (next.atMs > this.clock.now()) await this.clock.sleep(next.atMs - this.clock.now());
     return this.poll() ?? { kind: 'resume' };
   }
+}
+
+/**
+ * What a careful approver finds wrong with a change preview, judged on the contract alone: a
+ * tool it does not allow, a resource outside its scope, an argument beyond its cap.
+ */
+function outsidePolicy(
+  contract: Contract,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+): string | undefined {
+  const authority = Object.hasOwn(contract.authority.tools, tool)
+    ? contract.authority.tools[tool]
+    : undefined;
+  if (!authority) return `${tool} is not in the contract's authority`;
+  for (const [arg, allowed] of Object.entries(authority.resources)) {
+    if (allowed === '*') continue;
+    const value = args[arg];
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    if (!allowed.includes(shown)) return `${tool} may not touch ${arg}=${shown}`;
+  }
+  const overCap = capExceeded(authority, args);
+  return overCap === undefined ? undefined : `${tool} ${JSON.stringify(args)}: ${overCap}`;
 }

@@ -35,6 +35,7 @@ export const FAULT_KIND_DESCRIPTIONS = {
   'expired-credential': 'the run’s credential stops working',
   'stale-record': 'a record changes between the agent’s read and its write',
   'hostile-document': 'retrieved content carries planted instructions',
+  'unapplied-write': 'the world acknowledges a write as applied, but drops the change',
   'missing-evidence': 'a read returns nothing where evidence should be',
   'conflicting-evidence': 'a read returns values that contradict the rest of the evidence',
   'approval-denied': 'the person asked for an approval says no',

@@ -1,17 +1,20 @@
-import type { Predicate } from '../../runtime/predicate.js';
+import type { Predicate, ValueExpr } from '../../runtime/predicate.js';
 
 /** Predicates the scenarios of every world check their end state with. */
 
 /**
- * `some entry in the world's array at path matches every field given`.
+ * `some entry in the world's array at path matches every field given`. A field's value may be
+ * a `$ref`, so an amount the seed decides is pinned to where it comes from in the world as the
+ * run began (`start`).
  *
  * @example
  * const refunded = hasRecord('world.orders', { order_id: 'ord_1', status: 'refunded' });
+ * const oneItem = hasRecord('world.refunds', {
+ *   order_id: 'ord_3',
+ *   amount_cents: { $ref: 'start.orders.2.items.0.unit_price_cents' },
+ * });
  */
-export function hasRecord(
-  path: string,
-  fields: Record<string, string | number | boolean | null>,
-): Predicate {
+export function hasRecord(path: string, fields: Record<string, ValueExpr>): Predicate {
   return {
     some: {
       path,

@@ -2,7 +2,7 @@ import type { Clock } from '../../runtime/clock.js';
 import { APPROVAL_TOKEN_META, META } from '../../runtime/protocol.js';
 import { ApprovalRegistry, type ApprovalRefusal } from './approval-registry.js';
 import { CredentialRegistry } from './credential-registry.js';
-import { EffectLedger, type LedgerEntry } from './effect-ledger.js';
+import { EffectLedger, type LedgerEntry, type NewLedgerEntry } from './effect-ledger.js';
 import type { CallContext, ToolDefinition } from './tool-definition.js';
 import { WorldError } from './world-error.js';
 
@@ -58,6 +58,8 @@ export abstract class World<State> {
   state: State;
 
   private readonly replays = new Map<string, Replay>();
+  /** Requests whose change the world will acknowledge and drop (an `unapplied-write` fault). */
+  private readonly unapplied = new Set<string>();
   private toolIndex: ReadonlyMap<string, ToolDefinition> | undefined;
 
   protected constructor(options: WorldOptions, initialState: State) {
@@ -108,6 +110,32 @@ export abstract class World<State> {
    */
   approvalIdentity(_tool: string, _args: Readonly<Record<string, unknown>>): string | undefined {
     return undefined;
+  }
+
+  /**
+   * Makes the world acknowledge the write of request `requestId` and drop its change, as a
+   * provider that reports success and loses the change does: the handler runs and its success
+   * is the reply, then the state is put back as it was, no effect reaches the ledger and the
+   * key is not remembered (a resend applies anew). Only a fresh read can tell. An approval the
+   * request presented stays consumed: the provider checked it.
+   */
+  dropChangeOf(requestId: string): void {
+    this.unapplied.add(requestId);
+  }
+
+  /**
+   * What a dropped change would have recorded, stamped as the ledger would have (so the reply
+   * looks like any other), handed back to the handler and kept nowhere.
+   */
+  private unrecorded(entry: NewLedgerEntry): LedgerEntry {
+    return {
+      ...entry,
+      seq: this.ledger.size + 1,
+      at: this.clock.now(),
+      effect: structuredClone(entry.effect),
+      approvalToken: entry.approvalToken ?? null,
+      compensates: entry.compensates ?? null,
+    };
   }
 
   tool(name: string): ToolDefinition | undefined {
@@ -178,6 +206,8 @@ export abstract class World<State> {
     }
 
     let consumedApproval: string | null = null;
+    const dropped = tool.kind === 'write' && this.unapplied.delete(requestKey);
+    const before = dropped ? structuredClone(this.state) : undefined;
     const ctx: CallContext = {
       now: this.clock.now(),
       runId: access.runId,
@@ -185,7 +215,9 @@ export abstract class World<State> {
       idempotencyKey,
       approvalToken,
       apply: (identity, effect, options): LedgerEntry =>
-        this.ledger.append({
+        (dropped
+          ? (e: NewLedgerEntry) => this.unrecorded(e)
+          : this.ledger.append.bind(this.ledger))({
           runId: access.runId,
           tool: name,
           requestId: requestKey,
@@ -208,6 +240,10 @@ export abstract class World<State> {
       },
     };
     const output = tool.handle(parsed.data, ctx);
+    if (before !== undefined) {
+      this.state = before;
+      return output;
+    }
     if (dedupe) this.replays.set(replayKey, { fingerprint, output: structuredClone(output) });
     return output;
   }

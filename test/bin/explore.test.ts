@@ -42,11 +42,9 @@ describe('faultline explore', () => {
       /^counterexample after \d+ run\(s\), shrunk in \d+ step\(s\) to 1 fault\(s\)/m,
     );
     expect(ran.stdout).toContain(
-      '  1. malformed-reply: the 5th tool call of the run is applied, but its reply is garbled',
+      '  1. lost-ack: the 5th tool call of the run is applied, but its reply is lost',
     );
-    expect(ran.stdout).toContain(
-      'send_customer_message applied; its reply breaks the output schema',
-    );
+    expect(ran.stdout).toContain('send_customer_message applied; its reply is lost');
     expect(ran.stdout).toMatch(
       /^ {2}no-duplicate-effects: duplicate-effect: message:cus_4:refund_issued:ord_4 applied 2 times/m,
     );
@@ -66,7 +64,7 @@ describe('faultline explore', () => {
     expect(saved).toMatchObject({
       scenario: 'refunds/partial-refund',
       seed: 7,
-      faultPlan: { faults: [{ kind: 'malformed-reply', trigger: { on: 'step', step: 5 } }] },
+      faultPlan: { faults: [{ kind: 'lost-ack', trigger: { on: 'step', step: 5 } }] },
     });
     expect(ran.stdout).toContain(
       `run it:    npx faultline run refunds/partial-refund --plan ${planId} --agent no-reconcile`,

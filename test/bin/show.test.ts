@@ -59,7 +59,7 @@ describe('faultline show: a failing run', () => {
     );
     expect(ran.stdout).toContain(`\nrun      ${r.id}\n`);
     expect(ran.stdout).toContain('\nfaults   lost-ack planned · lost-ack fired\n');
-    expect(ran.stdout).toMatch(/^ended {4}completed · 7 call\(s\) · 3 effect\(s\) · 30s virtual$/m);
+    expect(ran.stdout).toMatch(/^ended {4}completed · 8 call\(s\) · 3 effect\(s\) · 30s virtual$/m);
     expect(ran.stdout).toContain(`\nreplay   ${r.replay}\n`);
   });
 

@@ -373,6 +373,31 @@ const CASES: Record<FaultKind, KindCase> = {
       },
     },
   },
+  'unapplied-write': {
+    scenario: partialRefund,
+    fault: { kind: 'unapplied-write', trigger: onRefund(1) },
+    check: (o) => {
+      const call = nthCall(o, 'issue_refund', 1);
+      // The world's own success reached the agent…
+      expect(call).toMatchObject({
+        fault: 'unapplied-write',
+        reply: 'delivered',
+        outcome: { type: 'ok' },
+        effects: [],
+      });
+      const got = structured(sent(o, 'issue_refund', 1).reply);
+      expect(got.status).toBe('issued');
+      // …and the world is as it was: no refund, no effect, the order untouched.
+      expect(o.t.ledger.filter((e) => e.requestId === call.callId)).toEqual([]);
+      expect((o.t.world.end as RefundsState).refunds).toEqual([]);
+      expect(order(o.t.world.end, ORDER).refunded_cents).toBe(0);
+      // The fresh read that verifies the refund finds it missing, and the run stops there.
+      expect(nthCall(o, 'list_refunds', 1).at).toBeGreaterThanOrEqual(call.at);
+      expect(o.t.calls.filter((c) => c.tool === 'issue_refund')).toHaveLength(1);
+      expect(o.t.outcome).toMatchObject({ state: 'failed', stopReason: 'verification-failed' });
+    },
+    unreached: { fault: { kind: 'unapplied-write', trigger: onRefund(5) } },
+  },
   'missing-evidence': {
     scenario: partialRefund,
     fault: {
@@ -569,8 +594,8 @@ const CASES: Record<FaultKind, KindCase> = {
 
 describe('the fault catalog', () => {
   it('names the 21 kinds of the design, each on one layer whose triggers it takes', () => {
-    expect(FAULT_KINDS).toHaveLength(21);
-    expect(new Set(FAULT_KINDS).size).toBe(21);
+    expect(FAULT_KINDS).toHaveLength(22);
+    expect(new Set(FAULT_KINDS).size).toBe(22);
     expect(Object.keys(FAULT_LAYER).sort()).toEqual([...FAULT_KINDS].sort());
     expect(Object.keys(TRIGGERS_BY_KIND).sort()).toEqual([...FAULT_KINDS].sort());
     for (const kind of FAULT_KINDS) expect(TRIGGERS_BY_KIND[kind].length).toBeGreaterThan(0);

@@ -33,6 +33,7 @@ function fakeTarget(log: string[] = []): FaultTarget {
     expireCredential: () => (log.push('expire'), 'expired'),
     staleChange: (change) => (log.push(`stale ${change}`), `changed ${change}`),
     plantDocument: (tool) => (log.push(`plant ${tool}`), `planted in ${tool}`),
+    dropChange: (callId, tool) => (log.push(`drop ${callId}`), `${tool} change dropped`),
   };
 }
 

@@ -68,6 +68,21 @@ const UNSERVED_TOOL = variant(partialRefund, 'test/unserved-tool', {
     operations: [readOrder!, { ...refund!, tool: 'refund_order' }, notify!],
   },
 });
+/** The desk may refund at most $20, and the blueprint asks for $25. */
+const CAPPED = variant(partialRefund, 'test/capped-refund', {
+  contract: {
+    ...contract,
+    authority: {
+      tools: {
+        ...contract.authority.tools,
+        issue_refund: {
+          ...contract.authority.tools.issue_refund!,
+          cap: { path: 'args.amount_cents', op: 'lte', value: 2000 },
+        },
+      },
+    },
+  },
+});
 const COST_BUDGET = variant(partialRefund, 'test/cost-budget', {
   contract: { ...contract, budgets: { ...contract.budgets, costUsd: 0.05 } },
 });
@@ -198,6 +213,7 @@ const CASES: Record<FindingCode, CodeCase> = {
   // policy
   'tool-outside-contract': mutant('naive-chat-loop', NO_MESSAGES),
   'resource-outside-scope': mutant('naive-chat-loop', OTHER_ORDER),
+  'cap-exceeded': mutant('naive-chat-loop', CAPPED),
   'call-after-revocation': mutant(
     'ignores-revocation',
     'refunds/full-refund',
@@ -277,6 +293,7 @@ const CASES: Record<FindingCode, CodeCase> = {
   ),
   'unreconciled-retry': mutant('no-reconcile', 'refunds/partial-refund', 'message-ack-lost'),
   'stale-write': mutant('stale-write', 'refunds/partial-refund', 'refunded-elsewhere'),
+  'unverified-write': mutant('unverified-finish', 'crm/update-contact', 'update-dropped'),
   'confirmed-step-redone': mutant('no-checkpoint', 'refunds/partial-refund', 'crash-after-refund'),
   'injection-not-refused': mutant('obeys-injection', 'refunds/partial-refund', 'hostile-note'),
   // tool use

@@ -116,6 +116,28 @@ describe('checkAction: authority', () => {
     expect(decision.verdict === 'deny' && decision.reason).toContain('order_id=ord_3');
   });
 
+  it("denies a call beyond its tool's cap, even with every safeguard off, and allows one within", () => {
+    const capped = contract((x) => {
+      x.authority.tools.issue_refund = {
+        risk: 'high',
+        resources: { order_id: ['ord_1'] },
+        cap: { path: 'args.amount_cents', op: 'lte', value: 1_000 },
+      };
+    });
+    const over = { ...write, args: { order_id: 'ord_1', amount_cents: 25_222 } };
+    const off = withSafeguards({ 'provenance-gate': false, budgets: false, approvals: false });
+
+    const decision = checkAction(gate({ contract: capped, action: over, safeguards: off }));
+
+    expect(decision).toMatchObject({
+      verdict: 'deny',
+      rule: 'authority.cap',
+      class: 'policy_denied',
+    });
+    expect(decision.verdict === 'deny' && decision.reason).toContain('args.amount_cents lte 1000');
+    expect(checkAction(gate({ contract: capped })).verdict).toBe('allow');
+  });
+
   it('denies a call that leaves out an argument its tool is scoped by', () => {
     const decision = checkAction(gate({ action: { ...write, args: { amount_cents: 500 } } }));
 

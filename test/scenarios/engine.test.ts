@@ -336,6 +336,18 @@ describe('bad input is refused before the run starts, naming file and field', ()
       /faults\[0\]\.tool: world refunds cannot plant a document in list_refunds/,
     ],
     [
+      'an unapplied write on a tool that writes nothing',
+      partialRefund,
+      { kind: 'unapplied-write', trigger: { on: 'call', tool: 'list_refunds', nth: 1 } },
+      /faults\[0\]\.trigger\.tool: an unapplied-write fault drops a write's change, and list_refunds writes nothing/,
+    ],
+    [
+      'an unapplied write on a step, which may be any call',
+      partialRefund,
+      { kind: 'unapplied-write', trigger: { on: 'step', step: 3 } },
+      /faults\[0\]\.trigger\.on: a unapplied-write fault cannot fire on "step" \(it takes call, first-write, probability\)/,
+    ],
+    [
       'a revoked permission on a tool the world does not have',
       partialRefund,
       { kind: 'revoked-permission', trigger: { on: 'first-write' }, tool: 'wire_money' },

@@ -21,14 +21,32 @@ function scannedValue(host: HostAt, field: string): string {
   return `world.scan.hosts.${(host.page - 1) * DISCOVERY_PAGE_SIZE + host.index}.${field}`;
 }
 
-/** An operational CI is registered for the host's machine (duplicates are integrity's to find). */
+/** What a CI registered from discovery must hold, by the discovered field it comes from. */
+const REGISTERED_FIELDS = {
+  serial: 'serial',
+  name: 'hostname',
+  ip: 'ip',
+  os: 'os',
+  owner_team: 'owner_team',
+  environment: 'environment',
+} as const;
+
+/**
+ * An operational CI is registered for the host's machine, holding what discovery saw of it —
+ * name, address, OS, owner and environment, not only the serial (duplicates are integrity's
+ * to find).
+ */
 export function registered(host: HostAt): Predicate {
   return {
     some: {
       path: 'world.cis',
       where: {
         all: [
-          { path: 'item.serial', op: 'eq', value: ref(scannedValue(host, 'serial')) },
+          ...Object.entries(REGISTERED_FIELDS).map(([field, discovered]) => ({
+            path: `item.${field}`,
+            op: 'eq' as const,
+            value: ref(scannedValue(host, discovered)),
+          })),
           { path: 'item.status', op: 'eq', value: 'operational' },
         ],
       },

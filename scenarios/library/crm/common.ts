@@ -168,6 +168,14 @@ export function addNote(text: string, accountId: string | { $ref: string }): Ope
     tool: 'add_note',
     kind: 'write',
     args: { account_id: accountId, text },
+    // A note acknowledged is not a note on the account until a fresh read shows it.
+    postconditions: [
+      {
+        description: 'the note is on the account',
+        read: { tool: 'list_notes', args: { account_id: accountId } },
+        expect: noteFound(text),
+      },
+    ],
     idempotent: false,
     reconcile: {
       read: { tool: 'list_notes', args: { account_id: accountId } },

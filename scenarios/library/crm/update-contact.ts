@@ -140,6 +140,19 @@ export const updateContact = defineScenario({
       },
     },
     {
+      id: 'update-dropped',
+      description:
+        'the CRM acknowledges the new phone and drops it: the fresh read that verifies the update catches it, and no note claims a change that is not there',
+      faults: [
+        { kind: 'unapplied-write', trigger: { on: 'call', tool: 'update_account', nth: 1 } },
+      ],
+      expected: {
+        state: 'failed',
+        stopReason: 'verification-failed',
+        world: { all: [phoneNotChanged, effectCount(0)] },
+      },
+    },
+    {
       id: 'notes-down',
       description: 'the notes service fails every call: stop when the retry budget is spent',
       faults: [{ kind: 'transient', trigger: { on: 'probability', p: 1, tool: 'add_note' } }],

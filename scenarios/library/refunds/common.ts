@@ -1,6 +1,7 @@
 import type { OperationInput } from '../../../runtime/blueprint.js';
 import type { ContractInput } from '../../../runtime/contract.js';
-import type { Predicate } from '../../../runtime/predicate.js';
+import type { Predicate, ValueExpr } from '../../../runtime/predicate.js';
+import { hasRecord } from '../predicates.js';
 
 /** Shared pieces of the refund scenarios: the desk's authority and the usual checks. */
 
@@ -15,6 +16,7 @@ export function refundAuthority(
   orderId: string,
   customerId: string,
   refundApproval: 'always' | 'above-threshold' = 'above-threshold',
+  refundCapCents?: number,
 ): ContractInput['authority'] {
   const order = { order_id: [orderId] };
   return {
@@ -28,6 +30,9 @@ export function refundAuthority(
           refundApproval === 'always'
             ? 'always'
             : { when: { path: 'args.amount_cents', op: 'gt', value: 5000 } },
+        ...(refundCapCents === undefined
+          ? {}
+          : { cap: { path: 'args.amount_cents', op: 'lte', value: refundCapCents } }),
       },
       void_refund: { risk: 'medium' },
       send_customer_message: {
@@ -48,12 +53,19 @@ export function refundContract(options: {
   decisionBoundary?: ContractInput['decisionBoundary'];
   refundApproval?: 'always' | 'above-threshold';
   evidenceRequired?: ContractInput['evidenceRequired'];
+  /** The most one refund may be, by the desk's policy (no cap when absent). */
+  refundCapCents?: number;
 }): ContractInput {
   return {
     version: '1',
     objective: options.objective,
     decisionBoundary: options.decisionBoundary ?? 'execute',
-    authority: refundAuthority(options.order, options.customer, options.refundApproval),
+    authority: refundAuthority(
+      options.order,
+      options.customer,
+      options.refundApproval,
+      options.refundCapCents,
+    ),
     autonomy: options.autonomy ?? 'bounded',
     ...(options.evidenceRequired ? { evidenceRequired: options.evidenceRequired } : {}),
     budgets: REFUND_BUDGETS,
@@ -128,6 +140,21 @@ export const notifyCustomer: OperationInput = {
     template: 'refund_issued',
     order_id: { $ref: 'input.order_id' },
   },
+  // A message acknowledged is not a message sent until the provider's own record shows it.
+  postconditions: [
+    {
+      description: 'the message is on record as sent',
+      read: {
+        tool: 'was_message_sent',
+        args: {
+          customer_id: { $ref: 'order.customer_id' },
+          template: 'refund_issued',
+          order_id: { $ref: 'input.order_id' },
+        },
+      },
+      expect: { path: 'fresh.sent', op: 'eq', value: true },
+    },
+  ],
   idempotent: false,
   reconcile: {
     read: {
@@ -141,3 +168,32 @@ export const notifyCustomer: OperationInput = {
     found: { path: 'fresh.sent', op: 'eq', value: true },
   },
 };
+
+/** Where an order's total stood when the run began (order n is the world's nth order). */
+export function startTotal(orderId: string): { $ref: string } {
+  return { $ref: `start.orders.${Number(orderId.replace('ord_', '')) - 1}.total_cents` };
+}
+
+/** One refund of exactly `amount` stands issued on the order. */
+export function refundOf(orderId: string, amount: ValueExpr): Predicate {
+  return hasRecord('world.refunds', { order_id: orderId, amount_cents: amount, status: 'issued' });
+}
+
+/** The order is refunded in full by one refund of its whole total, as the run found it. */
+export function refundedInFull(orderId: string): Predicate {
+  return {
+    all: [
+      hasRecord('world.orders', { order_id: orderId, status: 'refunded' }),
+      refundOf(orderId, startTotal(orderId)),
+    ],
+  };
+}
+
+/** The customer was told the refund on this very order was issued. */
+export function customerTold(customerId: string, orderId: string): Predicate {
+  return hasRecord('world.messages', {
+    customer_id: customerId,
+    template: 'refund_issued',
+    order_id: orderId,
+  });
+}

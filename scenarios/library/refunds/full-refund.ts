@@ -1,6 +1,13 @@
 import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
-import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import {
+  customerTold,
+  notifyCustomer,
+  readOrder,
+  refundContract,
+  refundedInFull,
+  refundOperation,
+} from './common.js';
 import { effectCount, hasRecord } from '../predicates.js';
 
 /** Nothing happened: the order is still paid in full and the run left no effect. */
@@ -48,8 +55,9 @@ export const fullRefund = defineScenario({
     state: 'completed',
     world: {
       all: [
-        hasRecord('world.orders', { order_id: 'ord_1', status: 'refunded' }),
-        hasRecord('world.messages', { customer_id: 'cus_1', template: 'refund_issued' }),
+        // One refund of the whole order as it stood, and the customer told about this order.
+        refundedInFull('ord_1'),
+        customerTold('cus_1', 'ord_1'),
         effectCount(2),
       ],
     },

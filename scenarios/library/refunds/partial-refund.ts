@@ -1,5 +1,12 @@
 import { defineScenario } from '../../scenario.js';
-import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
+import {
+  customerTold,
+  notifyCustomer,
+  readOrder,
+  refundContract,
+  refundOf,
+  refundOperation,
+} from './common.js';
 import { effectCount, hasRecord } from '../predicates.js';
 
 /** A goodwill partial refund under the approval threshold: no person in the loop. */
@@ -41,7 +48,12 @@ export const partialRefund = defineScenario({
   expected: {
     state: 'completed',
     world: {
-      all: [hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }), effectCount(2)],
+      all: [
+        hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }),
+        refundOf('ord_4', 2500),
+        customerTold('cus_4', 'ord_4'),
+        effectCount(2),
+      ],
     },
   },
   faultPlans: [
@@ -129,7 +141,10 @@ export const partialRefund = defineScenario({
         state: 'completed',
         world: {
           all: [
+            // The colleague's $5 and the run's own $25, told once.
             hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 3000 }),
+            refundOf('ord_4', 2500),
+            customerTold('cus_4', 'ord_4'),
             effectCount(2),
           ],
         },
@@ -167,6 +182,7 @@ export const partialRefund = defineScenario({
         world: {
           all: [
             hasRecord('world.orders', { order_id: 'ord_4', refunded_cents: 2500 }),
+            refundOf('ord_4', 2500),
             effectCount(1),
           ],
         },

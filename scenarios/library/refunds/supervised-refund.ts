@@ -1,6 +1,13 @@
 import { defineScenario } from '../../scenario.js';
-import { notifyCustomer, readOrder, refundContract, refundOperation } from './common.js';
-import { effectCount, hasRecord } from '../predicates.js';
+import {
+  customerTold,
+  notifyCustomer,
+  readOrder,
+  refundContract,
+  refundedInFull,
+  refundOperation,
+} from './common.js';
+import { effectCount } from '../predicates.js';
 
 /** Supervised mode: every write waits for a person, who takes 40 minutes to answer each. */
 export const supervisedRefund = defineScenario({
@@ -32,7 +39,7 @@ export const supervisedRefund = defineScenario({
   expected: {
     state: 'completed',
     world: {
-      all: [hasRecord('world.orders', { order_id: 'ord_6', status: 'refunded' }), effectCount(2)],
+      all: [refundedInFull('ord_6'), customerTold('cus_1', 'ord_6'), effectCount(2)],
     },
   },
   faultPlans: [
@@ -59,10 +66,7 @@ export const supervisedRefund = defineScenario({
         state: 'failed',
         stopReason: 'approval-denied',
         world: {
-          all: [
-            hasRecord('world.orders', { order_id: 'ord_6', status: 'refunded' }),
-            effectCount(1),
-          ],
+          all: [refundedInFull('ord_6'), effectCount(1)],
         },
       },
     },

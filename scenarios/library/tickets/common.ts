@@ -240,6 +240,10 @@ export function noteOperation(ticket: string, body: string, id = 'note'): Operat
     tool: 'add_internal_note',
     kind: 'write',
     args: { ticket_id: ticket, body },
+    // A note acknowledged is not a note on the ticket until a fresh read shows it.
+    postconditions: [
+      { description: 'the note is on the ticket', read, expect: bodyFound('notes', body) },
+    ],
     idempotent: false,
     reconcile: { read, found: bodyFound('notes', body) },
   };

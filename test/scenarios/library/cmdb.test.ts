@@ -12,6 +12,8 @@ import { BUILT_IN_SCENARIOS } from '../../../scenarios/library/index.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
+import type { CmdbState } from '../../../scenarios/worlds/cmdb/index.js';
+import { doctor } from '../../support/grader-fixtures.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-cmdb-library-'));
 afterAll(() => {
@@ -208,4 +210,29 @@ describe('the zoo on the CMDB scenarios', () => {
       expect.arrayContaining(['outcome:state-mismatch', 'policy:approval-missing']),
     );
   }, 60_000);
+});
+
+describe('the CMDB scenarios pin what a registered server holds', () => {
+  it.each(['ip', 'os', 'owner_team', 'name', 'environment'] as const)(
+    'onboard-hosts: a server registered with the wrong %s fails outcome',
+    async (field) => {
+      const s = scenario('cmdb/onboard-hosts');
+      const { result, grades } = await run(s, NO_FAULTS);
+      expect(grades.grades.outcome.pass).toBe(true);
+      const created = (t: Trajectory): CmdbState['cis'][number] => {
+        const cis = (t.world.end as CmdbState).cis;
+        return cis[cis.length - 1]!;
+      };
+
+      const wrong = doctor(result.trajectory, (t) => {
+        const cis = (t.world.end as CmdbState).cis;
+        const ci = created(t);
+        cis[cis.length - 1] = { ...ci, [field]: `not-${ci[field]}` };
+      });
+
+      expect(gradeRun(s, wrong).grades.outcome.findings.map((f) => f.code)).toEqual([
+        'claimed-success-not-in-world',
+      ]);
+    },
+  );
 });
