@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
 import { gradeRun } from '../graders/index.js';
 import { gradedRun } from '../graders/metrics.js';
@@ -15,7 +18,7 @@ import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import { loadScenarioFile, worldOf } from '../scenarios/load.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { WORLDS } from '../scenarios/library/worlds.js';
-import { unreachableInMode } from '../scenarios/mode-reach.js';
+import { beyondReach, reachOf, unreachableInMode, type RunReach } from '../scenarios/mode-reach.js';
 import { loadRegressions } from '../scenarios/regression.js';
 import { runScenario } from '../scenarios/runner.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -145,6 +148,15 @@ export async function suiteSelection(
     skipped.push({ scenarioId: p.scenario.id, faultPlanId: p.faultPlan.id, mode, reasons });
     return false;
   });
+  if (mode !== undefined && proposing(mode)) {
+    const reached = await reachedInMode(applicable, mode, options);
+    for (const p of [...applicable]) {
+      const reasons = reached.get(p);
+      if (reasons === undefined) continue;
+      skipped.push({ scenarioId: p.scenario.id, faultPlanId: p.faultPlan.id, mode, reasons });
+      applicable.splice(applicable.indexOf(p), 1);
+    }
+  }
   if (applicable.length === 0 && skipped.length === 0) {
     throw new UsageError(
       options.plan !== undefined
@@ -258,6 +270,68 @@ function notApplicable(
     return error.data.issues;
   }
   return unreachableInMode(moved, plan, world);
+}
+
+/** The seed of trial `trial` of a plan: the given (or scenario's) seed, then derived ones. */
+function seedOf(
+  p: { scenario: Scenario; faultPlan: FaultPlan; fixedSeed?: number },
+  options: SuiteOptions,
+  trial: number,
+): number {
+  const base = p.fixedSeed ?? options.seed ?? p.scenario.world.seed;
+  return trial === 0 ? base : trialSeed(base, p.scenario.id, p.faultPlan.id, trial);
+}
+
+/**
+ * The plans whose faults the reference never reaches in `mode`, with why: a fault at step 3 of
+ * a run that in shadow mode makes two calls. Each scenario is run once fault-free in the mode
+ * with the reference, on the plan's seed (in process, in a scratch folder: milliseconds), and a
+ * plan is left out only when every fault lies beyond that run under every trial's seed. A fault
+ * the fault-free run reaches stays required to fire.
+ */
+async function reachedInMode(
+  planned: readonly { scenario: Scenario; faultPlan: FaultPlan; fixedSeed?: number }[],
+  mode: AutonomyMode,
+  options: SuiteOptions,
+): Promise<Map<(typeof planned)[number], string[]>> {
+  const out = new Map<(typeof planned)[number], string[]>();
+  const withFaults = planned.filter((p) => p.faultPlan.faults.length > 0);
+  if (withFaults.length === 0) return out;
+  const scratch = await mkdtemp(join(tmpdir(), 'faultline-reach-'));
+  try {
+    const reaches = new Map<string, RunReach>();
+    const reachAt = async (scenario: Scenario, seed: number): Promise<RunReach> => {
+      const key = `${scenario.id}#${seed}`;
+      const known = reaches.get(key);
+      if (known) return known;
+      const run = await runScenario(inMode(scenario, mode), { outDir: scratch, seed });
+      const reach = reachOf(run.trajectory);
+      reaches.set(key, reach);
+      return reach;
+    };
+    for (const p of withFaults) {
+      // An unknown world is refused with the scenario's other checks, before the first case.
+      if (!WORLDS[p.scenario.world.name]) continue;
+      let reasons: string[] = [];
+      // Trial 0 first: most plans are reached there, and further trials are not run for them.
+      for (let trial = 0; trial < options.trials; trial++) {
+        const here = beyondReach(
+          p.faultPlan,
+          await reachAt(p.scenario, seedOf(p, options, trial)),
+          mode,
+        );
+        if (here.length === 0) {
+          reasons = [];
+          break;
+        }
+        if (trial === 0) reasons = here;
+      }
+      if (reasons.length > 0) out.set(p, reasons);
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return out;
 }
 
 /** The scenario's world, booted on its own seed, to check plans against (none if unknown). */

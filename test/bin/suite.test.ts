@@ -232,9 +232,22 @@ describe('faultline run --mode: a plan that cannot apply in the mode is skipped,
       expect(ran.stdout).toContain(
         `skipped: ${report.notApplicable.length} fault plan(s) cannot apply in ${mode} mode (listed in the reports)`,
       );
+      // A stale record at step 2 of a run that, reading only, makes one call never comes.
+      expect(report.notApplicable).toContainEqual({
+        scenarioId: 'refunds/partial-refund',
+        faultPlanId: 'refunded-elsewhere',
+        mode,
+        reasons: [
+          `faults[0] (stale-record) fires at step 2, and the fault-free run in ${mode} mode ends after 1 call(s)`,
+        ],
+      });
       // A plan run in the mode expects what the mode allows: no effect, whatever it expected.
       for (const r of report.results) expect(r.figures.effects).toBe(0);
       expect(report.results.filter((r) => r.mismatches.length > 0)).toEqual([]);
+      // The reference does the right thing in every run made: none fails.
+      expect(
+        report.results.filter((r) => !r.pass).map((r) => `${r.scenarioId} / ${r.faultPlanId}`),
+      ).toEqual([]);
     },
     120_000,
   );
