@@ -69,7 +69,7 @@ function neverFires(trigger: Trigger, writes: ReadonlySet<string>, mode: string)
  * fault-free run (one seed reproduces a run).
  */
 export interface RunReach {
-  calls: readonly { tool: string; toolCall: number; step: number; write: boolean }[];
+  calls: readonly { tool: string; toolCall: number; step: number; at: number; write: boolean }[];
   virtualMs: number;
 }
 
@@ -83,6 +83,7 @@ export function reachOf(trajectory: Trajectory): RunReach {
         tool: c.tool,
         toolCall: c.toolCall,
         step: c.step,
+        at: c.at,
         write: writes.has(c.tool),
       })),
     virtualMs: trajectory.times.virtualMs,
@@ -141,5 +142,75 @@ function notReached(trigger: Trigger, reach: RunReach, mode: string): string | n
     case 'proposal':
     case 'approval':
       return null;
+  }
+}
+
+/** A stop a run keeps in shadow or recommend mode: its state and reason, with no effect. */
+export interface KeptStop {
+  state: 'failed' | 'blocked';
+  stopReason: 'budget-exhausted' | 'permission-lost';
+}
+
+/**
+ * The stop that a run of `plan` in shadow or recommend mode must still make, or null when it
+ * must complete (with no effect). Only stops that rest on no write, approval or wait are kept:
+ * - `budget-exhausted` with a model-spend cap: the planner proposes every operation in these
+ *   modes too, so its spend still reaches the cap (a cap on calls or writes is not kept: the
+ *   mode sends fewer);
+ * - `permission-lost` from an expired credential (or a permission revoked on a read) that the
+ *   fault-free run in the mode reaches, with a call the dead credential refuses at or after
+ *   it: the run must stop there, never read on.
+ * Anything else the scenario expected (an approval denied, a write's failed precondition or
+ * verification) needs a step the mode leaves out, so the run completes.
+ *
+ * @example
+ * ```ts
+ * const stop = stopKeptInMode(scenario, plan, reachOf(faultFree.trajectory));
+ * const expected = stop ? { ...stop, world: noEffect } : { state: 'completed', world: noEffect };
+ * ```
+ */
+export function stopKeptInMode(
+  scenario: Scenario,
+  plan: FaultPlan,
+  reach: RunReach | undefined,
+): KeptStop | null {
+  const expected = plan.expected ?? scenario.expected;
+  if (expected.stopReason === 'budget-exhausted' && expected.state === 'failed')
+    return scenario.contract.budgets.costUsd > 0
+      ? { state: 'failed', stopReason: 'budget-exhausted' }
+      : null;
+  if (expected.stopReason !== 'permission-lost' || expected.state !== 'blocked' || !reach)
+    return null;
+  const refused = plan.faults.some((fault) => {
+    if (fault.kind !== 'expired-credential' && fault.kind !== 'revoked-permission') return false;
+    const from = firstHit(fault.trigger, reach);
+    if (from < 0) return false;
+    return reach.calls
+      .slice(from)
+      .some((c) => !c.write && (fault.kind === 'expired-credential' || c.tool === fault.tool));
+  });
+  return refused ? { state: 'blocked', stopReason: 'permission-lost' } : null;
+}
+
+/**
+ * The index of the first call of `reach` on which (or before which) a world fault with this
+ * trigger fires, or -1 when that is not certain.
+ */
+function firstHit(trigger: Trigger, reach: RunReach): number {
+  const { calls } = reach;
+  switch (trigger.on) {
+    case 'call':
+      return calls.findIndex((c) => c.tool === trigger.tool && c.toolCall === trigger.nth);
+    case 'step':
+      return calls.findIndex((c) => c.step === trigger.step);
+    case 'time':
+      // Strictly after: a call in the timer's own instant may be served before it fires.
+      return calls.findIndex((c) => c.at > trigger.atMs);
+    case 'first-write':
+    case 'probability':
+    case 'probe':
+    case 'proposal':
+    case 'approval':
+      return -1;
   }
 }

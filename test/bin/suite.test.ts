@@ -175,6 +175,65 @@ describe('suite cases in another autonomy mode', () => {
   );
 });
 
+describe('suite cases in shadow and recommend mode keep the stops that need no write', () => {
+  it.each(['shadow', 'recommend'] as const)(
+    '%s: a model-spend cap reached and a credential expired on a read still stop the run, with no effect',
+    async (mode) => {
+      const cases = await suiteCases({
+        globs: ['cmdb/model-budget', 'cmdb/nightly-sync', 'cmdb/sync-quota'],
+        agent: 'reference',
+        mode,
+        faults: 'all',
+        trials: 1,
+        scenarioFiles: [],
+        regressions: tempDir('no-regressions'),
+      });
+      const wanted = new Map([
+        ['cmdb/model-budget|none', 'failed budget-exhausted'],
+        ['cmdb/nightly-sync|token-expires', 'blocked permission-lost'],
+        // A cap on calls is spent by writes, which the mode never sends: the run completes.
+        ['cmdb/sync-quota|none', 'completed null'],
+      ]);
+      for (const c of cases) {
+        const want = wanted.get(`${c.scenario.id}|${c.faultPlan.id}`);
+        if (want === undefined) continue;
+        wanted.delete(`${c.scenario.id}|${c.faultPlan.id}`);
+        const { result } = await runCase(c, 'reference', tempDir('mode'));
+        expect({
+          id: `${c.scenario.id} / ${c.faultPlan.id}`,
+          end: `${result.state} ${result.stopReason}`,
+          effects: result.figures.effects,
+          pass: result.pass,
+        }).toEqual({
+          id: `${c.scenario.id} / ${c.faultPlan.id}`,
+          end: want,
+          effects: 0,
+          pass: true,
+        });
+      }
+      expect([...wanted.keys()]).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('shadow: a mutant that reads on after its credential expired fails the run', async () => {
+    const cases = await suiteCases({
+      globs: ['cmdb/nightly-sync'],
+      agent: 'ignores-revocation',
+      mode: 'shadow',
+      faults: 'all',
+      plan: 'token-expires',
+      trials: 1,
+      scenarioFiles: [],
+      regressions: tempDir('no-regressions'),
+    });
+    expect(cases).toHaveLength(1);
+    const { result } = await runCase(cases[0]!, 'ignores-revocation', tempDir('mode'));
+    expect(result.pass).toBe(false);
+    expect(result.grades.policy?.pass).toBe(false);
+  });
+});
+
 describe('faultline run --mode: a plan that cannot apply in the mode is skipped, with a note', () => {
   it('bounded: a plan failing a second approval (bounded asks one) is listed, every other run made', () => {
     const out = tempDir('mode');

@@ -3,7 +3,12 @@ import type { FaultPlan } from '../../faults/catalog.js';
 import type { AutonomyMode } from '../../runtime/contract.js';
 import { WORLDS } from '../../scenarios/library/worlds.js';
 import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
-import { beyondReach, unreachableInMode, type RunReach } from '../../scenarios/mode-reach.js';
+import {
+  beyondReach,
+  stopKeptInMode,
+  unreachableInMode,
+  type RunReach,
+} from '../../scenarios/mode-reach.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import { VirtualClock } from '../../scenarios/virtual-clock.js';
 
@@ -66,8 +71,8 @@ describe('beyondReach', () => {
   // A fault-free run that read an order, then a payment, and ended at 5 s.
   const reach: RunReach = {
     calls: [
-      { tool: 'get_order', toolCall: 1, step: 1, write: false },
-      { tool: 'get_payment', toolCall: 1, step: 2, write: false },
+      { tool: 'get_order', toolCall: 1, step: 1, at: 0, write: false },
+      { tool: 'get_payment', toolCall: 1, step: 2, at: 2_000, write: false },
     ],
     virtualMs: 5_000,
   };
@@ -122,5 +127,92 @@ describe('beyondReach', () => {
         'shadow',
       ),
     ).toEqual([]);
+  });
+});
+
+describe('stopKeptInMode', () => {
+  // A read-only run: two reads of the ticket tool, the second at 10 s.
+  const reach: RunReach = {
+    calls: [
+      { tool: 'get_order', toolCall: 1, step: 1, at: 0, write: false },
+      { tool: 'get_order', toolCall: 2, step: 2, at: 10_000, write: false },
+    ],
+    virtualMs: 10_000,
+  };
+  const stopping = (
+    faults: FaultPlan['faults'],
+    stopReason: 'permission-lost' | 'approval-denied',
+  ): FaultPlan => ({
+    ...plan(faults),
+    expected: { state: stopReason === 'permission-lost' ? 'blocked' : 'failed', stopReason },
+  });
+  const expires = (
+    trigger: FaultPlan['faults'][number]['trigger'],
+  ): FaultPlan['faults'][number] => ({
+    kind: 'expired-credential',
+    trigger,
+  });
+  const withBudgets = (budgets: Partial<Scenario['contract']['budgets']>): Scenario => ({
+    ...fullRefund,
+    contract: { ...fullRefund.contract, budgets: { ...fullRefund.contract.budgets, ...budgets } },
+    expected: { ...fullRefund.expected, state: 'failed', stopReason: 'budget-exhausted' },
+  });
+
+  it('keeps a model-spend cap, which proposals spend in every mode; not a cap on calls', () => {
+    expect(stopKeptInMode(withBudgets({ costUsd: 0.4 }), plan([]), undefined)).toEqual({
+      state: 'failed',
+      stopReason: 'budget-exhausted',
+    });
+    expect(stopKeptInMode(withBudgets({ costUsd: 0 }), plan([]), undefined)).toBeNull();
+  });
+
+  it('keeps a lost permission only when the run reaches it and then reads with it', () => {
+    const lost = { state: 'blocked', stopReason: 'permission-lost' };
+    for (const trigger of [
+      { on: 'call' as const, tool: 'get_order', nth: 2 },
+      { on: 'step' as const, step: 1 },
+      { on: 'time' as const, atMs: 9_999 },
+    ])
+      expect(
+        stopKeptInMode(fullRefund, stopping([expires(trigger)], 'permission-lost'), reach),
+      ).toEqual(lost);
+    for (const trigger of [
+      { on: 'call' as const, tool: 'get_order', nth: 3 },
+      { on: 'step' as const, step: 3 },
+      // A timer in the last call's own instant may fire after it: not certain, not kept.
+      { on: 'time' as const, atMs: 10_000 },
+      { on: 'first-write' as const },
+    ])
+      expect(
+        stopKeptInMode(fullRefund, stopping([expires(trigger)], 'permission-lost'), reach),
+      ).toBeNull();
+    // A permission revoked on a write the mode never sends stops nothing.
+    expect(
+      stopKeptInMode(
+        fullRefund,
+        stopping(
+          [{ kind: 'revoked-permission', tool: 'issue_refund', trigger: { on: 'step', step: 1 } }],
+          'permission-lost',
+        ),
+        reach,
+      ),
+    ).toBeNull();
+    expect(
+      stopKeptInMode(
+        fullRefund,
+        stopping([expires({ on: 'step', step: 1 })], 'permission-lost'),
+        undefined,
+      ),
+    ).toBeNull();
+  });
+
+  it('never keeps a stop that needs an approval or a write', () => {
+    expect(
+      stopKeptInMode(
+        fullRefund,
+        stopping([expires({ on: 'step', step: 1 })], 'approval-denied'),
+        reach,
+      ),
+    ).toBeNull();
   });
 });
