@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
 import { gradeRun } from '../graders/index.js';
 import { gradedRun } from '../graders/metrics.js';
@@ -15,7 +18,14 @@ import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import { loadScenarioFile, worldOf } from '../scenarios/load.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { WORLDS } from '../scenarios/library/worlds.js';
-import { unreachableInMode } from '../scenarios/mode-reach.js';
+import {
+  beyondReach,
+  reachOf,
+  stopKeptInMode,
+  unreachableInMode,
+  type KeptStop,
+  type RunReach,
+} from '../scenarios/mode-reach.js';
 import { loadRegressions } from '../scenarios/regression.js';
 import { runScenario } from '../scenarios/runner.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -145,6 +155,18 @@ export async function suiteSelection(
     skipped.push({ scenarioId: p.scenario.id, faultPlanId: p.faultPlan.id, mode, reasons });
     return false;
   });
+  // The fault-free runs in the mode, by scenario and seed (shadow and recommend only).
+  let reaches = new Map<string, RunReach>();
+  if (mode !== undefined && proposing(mode)) {
+    const reached = await reachedInMode(applicable, mode, options);
+    reaches = reached.reaches;
+    for (const p of [...applicable]) {
+      const reasons = reached.skipped.get(p);
+      if (reasons === undefined) continue;
+      skipped.push({ scenarioId: p.scenario.id, faultPlanId: p.faultPlan.id, mode, reasons });
+      applicable.splice(applicable.indexOf(p), 1);
+    }
+  }
   if (applicable.length === 0 && skipped.length === 0) {
     throw new UsageError(
       options.plan !== undefined
@@ -155,11 +177,12 @@ export async function suiteSelection(
   const cases: SuiteCase[] = [];
   for (const p of applicable) {
     // The plan as the mode runs it: its expected ending rewritten with the scenario's.
-    const faultPlan = mode ? planInMode(p.faultPlan, mode) : p.faultPlan;
     for (let trial = 0; trial < options.trials; trial++) {
       const base = p.fixedSeed ?? options.seed ?? p.scenario.world.seed;
       // Trial 0 keeps the scenario's (or the given) seed; further trials derive their own.
       const seed = trial === 0 ? base : trialSeed(base, p.scenario.id, p.faultPlan.id, trial);
+      const reach = reaches.get(`${p.scenario.id}#${seed}`);
+      const faultPlan = mode ? planInMode(p.scenario, p.faultPlan, mode, reach) : p.faultPlan;
       const scenario = mode ? inMode(p.scenario, mode) : p.scenario;
       const runMode = scenario.contract.autonomy;
       const words = [
@@ -227,14 +250,35 @@ function inMode(scenario: Scenario, mode: AutonomyMode): Scenario {
   if (!proposing(mode)) return moved;
   return {
     ...moved,
-    expected: UNCHANGED,
-    faultPlans: moved.faultPlans.map((p) => planInMode(p, mode)),
+    expected: endingInMode(scenario, NO_FAULTS, undefined),
+    faultPlans: moved.faultPlans.map((p) => planInMode(scenario, p, mode, undefined)),
   };
 }
 
-/** A fault plan run in another mode: in shadow and recommend mode it expects no effect either. */
-function planInMode(plan: FaultPlan, mode: AutonomyMode): FaultPlan {
-  return proposing(mode) && plan.faults.length > 0 ? { ...plan, expected: UNCHANGED } : plan;
+/**
+ * A fault plan run in another mode: in shadow and recommend mode it expects no effect either,
+ * and completes unless its stop rests on nothing the mode leaves out (see `stopKeptInMode`).
+ * `reach` is the fault-free run in the mode on the case's seed, when known.
+ */
+function planInMode(
+  scenario: Scenario,
+  plan: FaultPlan,
+  mode: AutonomyMode,
+  reach: RunReach | undefined,
+): FaultPlan {
+  return proposing(mode) && plan.faults.length > 0
+    ? { ...plan, expected: endingInMode(scenario, plan, reach) }
+    : plan;
+}
+
+/** No effect, and the stop the mode keeps (a model-spend cap reached) or completion. */
+function endingInMode(
+  scenario: Scenario,
+  plan: FaultPlan,
+  reach: RunReach | undefined,
+): typeof UNCHANGED | (KeptStop & { world: typeof UNCHANGED.world }) {
+  const stop = stopKeptInMode(scenario, plan, reach);
+  return stop ? { ...stop, world: UNCHANGED.world } : UNCHANGED;
 }
 
 /**
@@ -258,6 +302,71 @@ function notApplicable(
     return error.data.issues;
   }
   return unreachableInMode(moved, plan, world);
+}
+
+/** The seed of trial `trial` of a plan: the given (or scenario's) seed, then derived ones. */
+function seedOf(
+  p: { scenario: Scenario; faultPlan: FaultPlan; fixedSeed?: number },
+  options: SuiteOptions,
+  trial: number,
+): number {
+  const base = p.fixedSeed ?? options.seed ?? p.scenario.world.seed;
+  return trial === 0 ? base : trialSeed(base, p.scenario.id, p.faultPlan.id, trial);
+}
+
+/**
+ * The plans whose faults the reference never reaches in `mode`, with why: a fault at step 3 of
+ * a run that in shadow mode makes two calls. Each scenario is run once fault-free in the mode
+ * with the reference, on the plan's seed (in process, in a scratch folder: milliseconds), and a
+ * plan is left out only when every fault lies beyond that run under every trial's seed. A fault
+ * the fault-free run reaches stays required to fire.
+ */
+async function reachedInMode(
+  planned: readonly { scenario: Scenario; faultPlan: FaultPlan; fixedSeed?: number }[],
+  mode: AutonomyMode,
+  options: SuiteOptions,
+): Promise<{ skipped: Map<(typeof planned)[number], string[]>; reaches: Map<string, RunReach> }> {
+  const out = new Map<(typeof planned)[number], string[]>();
+  const reaches = new Map<string, RunReach>();
+  const withFaults = planned.filter((p) => p.faultPlan.faults.length > 0);
+  if (withFaults.length === 0) return { skipped: out, reaches };
+  const scratch = await mkdtemp(join(tmpdir(), 'faultline-reach-'));
+  try {
+    const reachAt = async (scenario: Scenario, seed: number): Promise<RunReach> => {
+      const key = `${scenario.id}#${seed}`;
+      const known = reaches.get(key);
+      if (known) return known;
+      const run = await runScenario(inMode(scenario, mode), { outDir: scratch, seed });
+      const reach = reachOf(run.trajectory);
+      reaches.set(key, reach);
+      return reach;
+    };
+    for (const p of withFaults) {
+      // An unknown world is refused with the scenario's other checks, before the first case.
+      if (!WORLDS[p.scenario.world.name]) continue;
+      let reasons: string[] = [];
+      // Trial 0 first: most plans are reached there, and further trials are not run for them.
+      for (let trial = 0; trial < options.trials; trial++) {
+        const here = beyondReach(
+          p.faultPlan,
+          await reachAt(p.scenario, seedOf(p, options, trial)),
+          mode,
+        );
+        if (here.length === 0) {
+          reasons = [];
+          // Where a lost permission stops the run, each trial's ending rests on its own reach.
+          if ((p.faultPlan.expected ?? p.scenario.expected).stopReason === 'permission-lost')
+            continue;
+          break;
+        }
+        if (trial === 0) reasons = here;
+      }
+      if (reasons.length > 0) out.set(p, reasons);
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return { skipped: out, reaches };
 }
 
 /** The scenario's world, booted on its own seed, to check plans against (none if unknown). */

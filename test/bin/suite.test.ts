@@ -175,6 +175,65 @@ describe('suite cases in another autonomy mode', () => {
   );
 });
 
+describe('suite cases in shadow and recommend mode keep the stops that need no write', () => {
+  it.each(['shadow', 'recommend'] as const)(
+    '%s: a model-spend cap reached and a credential expired on a read still stop the run, with no effect',
+    async (mode) => {
+      const cases = await suiteCases({
+        globs: ['cmdb/model-budget', 'cmdb/nightly-sync', 'cmdb/sync-quota'],
+        agent: 'reference',
+        mode,
+        faults: 'all',
+        trials: 1,
+        scenarioFiles: [],
+        regressions: tempDir('no-regressions'),
+      });
+      const wanted = new Map([
+        ['cmdb/model-budget|none', 'failed budget-exhausted'],
+        ['cmdb/nightly-sync|token-expires', 'blocked permission-lost'],
+        // A cap on calls is spent by writes, which the mode never sends: the run completes.
+        ['cmdb/sync-quota|none', 'completed null'],
+      ]);
+      for (const c of cases) {
+        const want = wanted.get(`${c.scenario.id}|${c.faultPlan.id}`);
+        if (want === undefined) continue;
+        wanted.delete(`${c.scenario.id}|${c.faultPlan.id}`);
+        const { result } = await runCase(c, 'reference', tempDir('mode'));
+        expect({
+          id: `${c.scenario.id} / ${c.faultPlan.id}`,
+          end: `${result.state} ${result.stopReason}`,
+          effects: result.figures.effects,
+          pass: result.pass,
+        }).toEqual({
+          id: `${c.scenario.id} / ${c.faultPlan.id}`,
+          end: want,
+          effects: 0,
+          pass: true,
+        });
+      }
+      expect([...wanted.keys()]).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('shadow: a mutant that reads on after its credential expired fails the run', async () => {
+    const cases = await suiteCases({
+      globs: ['cmdb/nightly-sync'],
+      agent: 'ignores-revocation',
+      mode: 'shadow',
+      faults: 'all',
+      plan: 'token-expires',
+      trials: 1,
+      scenarioFiles: [],
+      regressions: tempDir('no-regressions'),
+    });
+    expect(cases).toHaveLength(1);
+    const { result } = await runCase(cases[0]!, 'ignores-revocation', tempDir('mode'));
+    expect(result.pass).toBe(false);
+    expect(result.grades.policy?.pass).toBe(false);
+  });
+});
+
 describe('faultline run --mode: a plan that cannot apply in the mode is skipped, with a note', () => {
   it('bounded: a plan failing a second approval (bounded asks one) is listed, every other run made', () => {
     const out = tempDir('mode');
@@ -232,9 +291,22 @@ describe('faultline run --mode: a plan that cannot apply in the mode is skipped,
       expect(ran.stdout).toContain(
         `skipped: ${report.notApplicable.length} fault plan(s) cannot apply in ${mode} mode (listed in the reports)`,
       );
+      // A stale record at step 2 of a run that, reading only, makes one call never comes.
+      expect(report.notApplicable).toContainEqual({
+        scenarioId: 'refunds/partial-refund',
+        faultPlanId: 'refunded-elsewhere',
+        mode,
+        reasons: [
+          `faults[0] (stale-record) fires at step 2, and the fault-free run in ${mode} mode ends after 1 call(s)`,
+        ],
+      });
       // A plan run in the mode expects what the mode allows: no effect, whatever it expected.
       for (const r of report.results) expect(r.figures.effects).toBe(0);
       expect(report.results.filter((r) => r.mismatches.length > 0)).toEqual([]);
+      // The reference does the right thing in every run made: none fails.
+      expect(
+        report.results.filter((r) => !r.pass).map((r) => `${r.scenarioId} / ${r.faultPlanId}`),
+      ).toEqual([]);
     },
     120_000,
   );
