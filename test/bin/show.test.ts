@@ -175,10 +175,14 @@ describe('faultline show: naming the run', () => {
   it('refuses a name that matches several runs, listing them', () => {
     const names = results.map((r) => `${r.scenarioId}/${r.faultPlanId}/${r.trial}`);
 
-    expect(names).toHaveLength(4);
+    // One run for each of partial-refund's fault plans and the fault-free run.
+    expect(names).toHaveLength(5);
     expectInputError(
       faultline(['show', 'partial-refund', '--out', out]),
-      new RegExp(`"partial-refund" matches 4 runs: ${names.join(', ')} \\(give more of it\\)$`),
+      // The first four are listed, the rest counted.
+      new RegExp(
+        `"partial-refund" matches 5 runs: ${names.slice(0, 4).join(', ')}, … 1 more \\(give more of it\\)$`,
+      ),
       'show',
     );
   });
