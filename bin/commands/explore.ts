@@ -97,7 +97,9 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
       ? `replaying ${scenario.id} with ${agent.name}: seed ${seed}, path ${values.path ?? ''}`
       : `exploring ${scenario.id} with ${agent.name}: up to ${runs} fault plans of at most ${maxFaults} fault(s), seed ${seed}`,
   );
-  let lastShown = 0;
+  // The first figures show at once (a search that ends in a blink still says how it went),
+  // then at most twice a second.
+  let lastShown = -Infinity;
   const result = await explore({
     scenario,
     agent,
@@ -110,7 +112,7 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
       const now = p.elapsedMs;
       if (now - lastShown < 500) return;
       lastShown = now;
-      const rate = (p.runs + p.shrinks) / (now / 1_000);
+      const rate = (p.runs + p.shrinks) / (Math.max(now, 1) / 1_000);
       io.progress(
         p.phase === 'search'
           ? `[${p.runs}/${runs}] explored · ${rate.toFixed(1)} runs/s`

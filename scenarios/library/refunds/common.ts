@@ -129,6 +129,19 @@ export function refundOperation(
   };
 }
 
+/** The provider's own record of the refund message: it settles a lost reply and verifies a send. */
+const messageSent = {
+  read: {
+    tool: 'was_message_sent',
+    args: {
+      customer_id: { $ref: 'order.customer_id' },
+      template: 'refund_issued',
+      order_id: { $ref: 'input.order_id' },
+    },
+  },
+  holds: { path: 'fresh.sent', op: 'eq', value: true },
+} as const;
+
 /** Tell the customer; the message provider has no keys, so reconcile by asking whether it was sent. */
 export const notifyCustomer: OperationInput = {
   id: 'notify',
@@ -144,29 +157,12 @@ export const notifyCustomer: OperationInput = {
   postconditions: [
     {
       description: 'the message is on record as sent',
-      read: {
-        tool: 'was_message_sent',
-        args: {
-          customer_id: { $ref: 'order.customer_id' },
-          template: 'refund_issued',
-          order_id: { $ref: 'input.order_id' },
-        },
-      },
-      expect: { path: 'fresh.sent', op: 'eq', value: true },
+      read: messageSent.read,
+      expect: messageSent.holds,
     },
   ],
   idempotent: false,
-  reconcile: {
-    read: {
-      tool: 'was_message_sent',
-      args: {
-        customer_id: { $ref: 'order.customer_id' },
-        template: 'refund_issued',
-        order_id: { $ref: 'input.order_id' },
-      },
-    },
-    found: { path: 'fresh.sent', op: 'eq', value: true },
-  },
+  reconcile: { read: messageSent.read, found: messageSent.holds },
 };
 
 /** Where an order's total stood when the run began (order n is the world's nth order). */
