@@ -60,53 +60,57 @@ export function capExceeded(
 }
 
 /**
+ * Why a call is outside the contract's authority — a tool it does not list, a resource outside
+ * its scope, an argument beyond its cap — with the rule it breaks, or `undefined` when it is
+ * within. Shared by the gate and the scripted approver, so both read authority the same way.
+ */
+export function outsideAuthority(
+  contract: Contract,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+): { rule: string; reason: string } | undefined {
+  const authority = Object.hasOwn(contract.authority.tools, tool)
+    ? contract.authority.tools[tool]
+    : undefined;
+  if (!authority)
+    return {
+      rule: 'authority.tool-listed',
+      reason: `tool ${tool} is not in the contract's authority`,
+    };
+  for (const arg in authority.resources) {
+    const allowed = authority.resources[arg];
+    if (allowed === undefined || allowed === '*') continue;
+    const value = args[arg];
+    if (value === undefined)
+      return {
+        rule: 'authority.resource-scope',
+        reason: `${tool} is scoped by ${arg}, which the call does not name`,
+      };
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    if (!allowed.includes(shown))
+      return {
+        rule: 'authority.resource-scope',
+        reason: `${tool} may not touch ${arg}=${shown} (allowed: ${allowed.join(', ')})`,
+      };
+  }
+  const overCap = capExceeded(authority, args);
+  if (overCap !== undefined)
+    return {
+      rule: 'authority.cap',
+      reason: `${tool} ${JSON.stringify(args)} is beyond its cap: ${overCap}`,
+    };
+  return undefined;
+}
+
+/**
  * The policy gate: deterministic code that disposes of what the planner proposes. Order of
  * checks: authority (tool, resources, cap), provenance, budgets, autonomy mode, approvals. Every
  * write it allows is then checked against freshly read state by the preconditions.
  */
 export function checkAction(input: GateInput): GateDecision {
   const { contract, action, used, safeguards } = input;
-  const authority = contract.authority.tools[action.tool];
-  if (!authority) {
-    return {
-      verdict: 'deny',
-      rule: 'authority.tool-listed',
-      reason: `tool ${action.tool} is not in the contract's authority`,
-      class: 'policy_denied',
-    };
-  }
-  for (const arg in authority.resources) {
-    const allowed = authority.resources[arg];
-    if (allowed === undefined) continue;
-    const value = action.args[arg];
-    if (allowed === '*') continue;
-    if (value === undefined) {
-      return {
-        verdict: 'deny',
-        rule: 'authority.resource-scope',
-        reason: `${action.tool} is scoped by ${arg}, which the call does not name`,
-        class: 'policy_denied',
-      };
-    }
-    const shown = typeof value === 'string' ? value : JSON.stringify(value);
-    if (!allowed.includes(shown)) {
-      return {
-        verdict: 'deny',
-        rule: 'authority.resource-scope',
-        reason: `${action.tool} may not touch ${arg}=${shown} (allowed: ${allowed.join(', ')})`,
-        class: 'policy_denied',
-      };
-    }
-  }
-  const overCap = capExceeded(authority, action.args);
-  if (overCap !== undefined) {
-    return {
-      verdict: 'deny',
-      rule: 'authority.cap',
-      reason: `${action.tool} ${JSON.stringify(action.args)} is beyond its cap: ${overCap}`,
-      class: 'policy_denied',
-    };
-  }
+  const outside = outsideAuthority(contract, action.tool, action.args);
+  if (outside) return { verdict: 'deny', ...outside, class: 'policy_denied' };
   if (action.origin === 'content' && safeguards['provenance-gate']) {
     return {
       verdict: 'deny',

@@ -6,7 +6,7 @@ import type {
   Operator,
   OperatorCommand,
 } from '../runtime/operator.js';
-import { capExceeded } from '../runtime/policy.js';
+import { outsideAuthority } from '../runtime/policy.js';
 import type { Scenario } from './scenario.js';
 import type { World } from './world/world.js';
 
@@ -33,7 +33,7 @@ export class ScriptedOperator implements Operator {
     const answer = this.script.approvals;
     if (answer.afterMs > 0) await this.clock.sleep(answer.afterMs);
     const at = this.clock.now();
-    const beyond = outsidePolicy(this.contract, request.tool, request.args);
+    const beyond = outsideAuthority(this.contract, request.tool, request.args)?.reason;
     const refusal =
       beyond !== undefined
         ? `the change is outside policy: ${beyond}`
@@ -96,27 +96,4 @@ export class ScriptedOperator implements Operator {
     if (next.atMs > this.clock.now()) await this.clock.sleep(next.atMs - this.clock.now());
     return this.poll() ?? { kind: 'resume' };
   }
-}
-
-/**
- * What a careful approver finds wrong with a change preview, judged on the contract alone: a
- * tool it does not allow, a resource outside its scope, an argument beyond its cap.
- */
-function outsidePolicy(
-  contract: Contract,
-  tool: string,
-  args: Readonly<Record<string, unknown>>,
-): string | undefined {
-  const authority = Object.hasOwn(contract.authority.tools, tool)
-    ? contract.authority.tools[tool]
-    : undefined;
-  if (!authority) return `${tool} is not in the contract's authority`;
-  for (const [arg, allowed] of Object.entries(authority.resources)) {
-    if (allowed === '*') continue;
-    const value = args[arg];
-    const shown = typeof value === 'string' ? value : JSON.stringify(value);
-    if (!allowed.includes(shown)) return `${tool} may not touch ${arg}=${shown}`;
-  }
-  const overCap = capExceeded(authority, args);
-  return overCap === undefined ? undefined : `${tool} ${JSON.stringify(args)}: ${overCap}`;
 }

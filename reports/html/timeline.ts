@@ -365,7 +365,7 @@ export function buildTimeline(trajectory: TrajectoryView): Timeline {
 }
 
 /** An entry's place in the run's one order of events, when the trajectory kept it. */
-function orderOf(entry: TimelineEntry): number | undefined {
+export function orderOf(entry: TimelineEntry): number | undefined {
   switch (entry.kind) {
     case 'call':
       return entry.call.order;

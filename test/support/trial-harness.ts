@@ -14,8 +14,10 @@ import type {
   AgentUnderTest,
 } from '../../scenarios/agent.js';
 import { ReferenceAgent } from '../../scenarios/agents/reference.js';
+import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { runTrial, type TrialOptions, type TrialResult } from '../../scenarios/engine.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import { runScenario } from '../../scenarios/runner.js';
 import { defineScenario, type Scenario, type ScenarioInput } from '../../scenarios/scenario.js';
 import type { Trajectory, WireCallRecord } from '../../scenarios/trajectory.js';
 
@@ -199,4 +201,19 @@ export function errorClassOf(reply: Record<string, unknown> | undefined): string
   const meta = reply?._meta as Record<string, unknown> | undefined;
   const error = meta?.[META.error] as { class?: string } | undefined;
   return error?.class;
+}
+
+/** The trajectory of one run of `scenario` under its fault plan `planId` by the zoo agent named `agent`. */
+export async function runPlanUnder(
+  scenario: Scenario,
+  planId: string,
+  agent: string,
+  outDir: string,
+): Promise<Trajectory> {
+  const faultPlan = scenario.faultPlans.find((p) => p.id === planId);
+  const entry = zooAgent(agent);
+  if (!faultPlan || !entry)
+    throw new Error(`no plan ${planId} in ${scenario.id}, or no agent ${agent}`);
+  const result = await runScenario(scenario, { outDir, faultPlan, agent: () => entry.create() });
+  return result.trajectory;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTimeline, type TimelineEntry } from '../../../reports/html/timeline.js';
+import { buildTimeline, orderOf, type TimelineEntry } from '../../../reports/html/timeline.js';
 import { trajectoryView, type TrajectoryView } from '../../../reports/html/trajectory-view.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
 import { useTrials } from '../../support/grader-fixtures.js';
@@ -12,25 +12,6 @@ async function view(scenario: string, plan: string): Promise<TrajectoryView> {
   const parsed = trajectoryView('run', JSON.parse(JSON.stringify(trajectory)) as Trajectory);
   if (!parsed) throw new Error('no trajectory');
   return parsed;
-}
-
-function orderOf(e: TimelineEntry): number | undefined {
-  switch (e.kind) {
-    case 'call':
-      return e.call.order;
-    case 'fault':
-      return e.fault.order;
-    case 'effect':
-      return e.effect.order;
-    case 'operator':
-      return e.entry.order;
-    case 'crash':
-      return e.crash.order;
-    case 'agent-event':
-      return e.event.order;
-    case 'approval':
-      return undefined;
-  }
 }
 
 /** The timeline read top to bottom: block after block, each block's world lane, then its agent lane. */

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gradeRun } from '../../../graders/index.js';
-import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { updateContact } from '../../../scenarios/library/crm/update-contact.js';
-import { runScenario } from '../../../scenarios/runner.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
 import { codes } from '../../support/grader-fixtures.js';
+import { runPlanUnder } from '../../support/trial-harness.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-crm-library-'));
 afterAll(() => {
@@ -15,16 +14,8 @@ afterAll(() => {
 });
 
 describe('crm/update-contact#update-dropped: an update acknowledged and never applied', () => {
-  const dropped = updateContact.faultPlans.find((p) => p.id === 'update-dropped')!;
-  const runUnder = async (agent: string): Promise<Trajectory> => {
-    const entry = zooAgent(agent)!;
-    const result = await runScenario(updateContact, {
-      outDir,
-      faultPlan: dropped,
-      agent: () => entry.create(),
-    });
-    return result.trajectory;
-  };
+  const runUnder = (agent: string): Promise<Trajectory> =>
+    runPlanUnder(updateContact, 'update-dropped', agent, outDir);
 
   it('the reference reads the account afresh, sees the old phone, and logs no note', async () => {
     const trajectory = await runUnder('reference');

@@ -7,7 +7,6 @@ import type { Blueprint } from '../../../runtime/blueprint.js';
 import type { Contract } from '../../../runtime/contract.js';
 import type { AgentOutcome, AgentRun, AgentUnderTest } from '../../../scenarios/agent.js';
 import { ReferenceAgent } from '../../../scenarios/agents/reference.js';
-import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
@@ -17,7 +16,7 @@ import { partialRefund } from '../../../scenarios/library/refunds/partial-refund
 import { supervisedRefund } from '../../../scenarios/library/refunds/supervised-refund.js';
 import type { RefundsState } from '../../../scenarios/worlds/refunds/index.js';
 import { codes, doctor } from '../../support/grader-fixtures.js';
-import { variant } from '../../support/trial-harness.js';
+import { runPlanUnder, variant } from '../../support/trial-harness.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-refunds-library-'));
 afterAll(() => {
@@ -135,16 +134,8 @@ describe('refunds/goodwill-refund: the amount is pinned and capped', () => {
 });
 
 describe('refunds/goodwill-refund#refund-dropped: a refund acknowledged and never applied', () => {
-  const dropped = goodwillRefund.faultPlans.find((p) => p.id === 'refund-dropped')!;
-  const runUnder = async (agent: string): Promise<Trajectory> => {
-    const entry = zooAgent(agent)!;
-    const result = await runScenario(goodwillRefund, {
-      outDir,
-      faultPlan: dropped,
-      agent: () => entry.create(),
-    });
-    return result.trajectory;
-  };
+  const runUnder = (agent: string): Promise<Trajectory> =>
+    runPlanUnder(goodwillRefund, 'refund-dropped', agent, outDir);
 
   it('the reference reads the refunds afresh, finds none, and stops before telling the customer', async () => {
     const trajectory = await runUnder('reference');
