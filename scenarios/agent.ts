@@ -45,6 +45,35 @@ export interface AgentOutcome {
   detail: string | null;
 }
 
+/**
+ * The small vocabulary an agent may answer in instead of faultline's workflow states: it
+ * finished the job, it stopped (and why), or it handed the run to a person. Optional: an agent
+ * may return nothing at all, and is then judged by the world alone.
+ */
+export type AgentReport =
+  | { status: 'completed'; detail?: string }
+  | { status: 'stopped'; reason?: string; detail?: string }
+  | { status: 'escalated'; reason?: string; detail?: string };
+
+/** What `start` and `resume` may return (`void`, so an `async` agent may simply return). */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+export type AgentResult = AgentOutcome | AgentReport | undefined | void;
+
+/** Any answer an agent gave, as the trajectory records it (`returned` when it said nothing). */
+export function agentOutcome(result: AgentResult): AgentOutcome {
+  if (result === undefined) return { state: 'returned', stopReason: null, detail: null };
+  if ('state' in result) return result;
+  const detail = result.detail ?? null;
+  switch (result.status) {
+    case 'completed':
+      return { state: 'completed', stopReason: null, detail };
+    case 'stopped':
+      return { state: 'stopped', stopReason: result.reason ?? null, detail };
+    case 'escalated':
+      return { state: 'escalated', stopReason: result.reason ?? null, detail };
+  }
+}
+
 /** White-box records an agent may expose for grading; all optional. */
 export interface AgentRecords {
   events: EventRecord[];
@@ -66,8 +95,17 @@ export interface AgentRecords {
  */
 export interface AgentUnderTest {
   readonly name: string;
-  start(run: AgentRun): Promise<AgentOutcome>;
-  resume(run: AgentRun): Promise<AgentOutcome>;
+  /** Shown beside the name in results and comparisons; else a hash of the agent's module. */
+  readonly version?: string;
+  start(run: AgentRun): Promise<AgentResult>;
+  /** Continues after a crash from what the agent kept; an agent without it is started anew. */
+  resume?(run: AgentRun): Promise<AgentResult>;
+  /**
+   * The faultline hooks the agent honours: crash probes it reports through `run.probe`, and a
+   * planner it passes through `run.decoratePlanner`. Faults aimed at a hook the agent lacks are
+   * not applicable to it. Absent: neither.
+   */
+  readonly exposes?: { readonly probes?: boolean; readonly planner?: boolean };
   records?(storePath: string, runId: string): AgentRecords | undefined;
   /** In-process crash: drop every handle the current incarnation holds (its store above all). */
   discard?(): void;

@@ -17,7 +17,7 @@ import {
 import { meteredPlanner } from './metered-planner.js';
 import { GulliblePlanner } from '../runtime/gullible-planner.js';
 import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
-import type { AgentOutcome, AgentRun, AgentUnderTest } from './agent.js';
+import { agentOutcome, type AgentOutcome, type AgentRun, type AgentUnderTest } from './agent.js';
 import { ChildAgentHost, checkChildMode } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
@@ -344,6 +344,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     }
     const connection = await connectWorld(world, {
       wrapServerTransport: (t) => (transport = new WireFaultTransport(t, decide, log)),
+      credential: credential.token,
     });
     const run: AgentRun = {
       runId,
@@ -378,9 +379,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         };
       },
     };
-    const attempt = incarnation === 0 ? agent.start(run) : agent.resume(run);
+    // An agent that keeps nothing durable has no resume: a restart is a new start.
+    const attempt = incarnation === 0 || !agent.resume ? agent.start(run) : agent.resume(run);
     const finished = attempt.then(
-      (o) => ({ kind: 'done' as const, o }),
+      (o) => ({ kind: 'done' as const, o: agentOutcome(o) }),
       (error: unknown) => ({ kind: 'error' as const, error }),
     );
     const watched = watchdog(clock, log, wallLimitMs, started);

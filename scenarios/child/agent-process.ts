@@ -8,7 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CrashProbe } from '../../runtime/crash-probe.js';
-import type { AgentOutcome, AgentRun } from '../agent.js';
+import { agentOutcome, type AgentOutcome, type AgentRun } from '../agent.js';
 import { ReferenceAgent } from '../agents/reference.js';
 import { ParentLink } from './parent-link.js';
 import type { FromChild, ToChild } from './protocol.js';
@@ -55,7 +55,7 @@ async function incarnation(link: ParentLink, init: Init): Promise<AgentOutcome> 
   };
   const agent = new ReferenceAgent(init.agent.name, init.agent.safeguards);
   try {
-    return await (init.resume ? agent.resume(run) : agent.start(run));
+    return agentOutcome(await (init.resume ? agent.resume(run) : agent.start(run)));
   } finally {
     await client.close();
   }

@@ -35,7 +35,10 @@ interface CallExtra {
  * await server.connect(transport);
  * ```
  */
-export function createWorldServer(world: World<unknown>): McpServer {
+export function createWorldServer(
+  world: World<unknown>,
+  options: { credential?: string } = {},
+): McpServer {
   const server = new McpServer(
     { name: `faultline-world-${world.name}`, version: '0.1.0' },
     { jsonSchemaValidator: sharedSchemaValidators },
@@ -49,7 +52,8 @@ export function createWorldServer(world: World<unknown>): McpServer {
         outputSchema: tool.output,
         annotations: { readOnlyHint: tool.kind !== 'write' },
       },
-      (args: Record<string, unknown>, extra: CallExtra) => answer(world, tool, args, extra),
+      (args: Record<string, unknown>, extra: CallExtra) =>
+        answer(world, tool, args, bind(extra, options.credential)),
     );
   }
   // The same list the SDK would send, with each schema converted once per process rather than
@@ -87,6 +91,16 @@ function advertised(
     jsonSchemas[io].set(schema, json);
   }
   return JSON.parse(json) as ListToolsResult['tools'][number]['inputSchema'];
+}
+
+/**
+ * The connection's credential, for a call that presents none of its own: a stock MCP client
+ * cannot send per-call `_meta`, so the run's credential is bound to the connection it was
+ * given, as an HTTP client's `Authorization` header is. A credential in `_meta` still wins.
+ */
+function bind(extra: CallExtra, credential: string | undefined): CallExtra {
+  if (credential === undefined || extra._meta?.[META.credential] !== undefined) return extra;
+  return { ...extra, _meta: { ...extra._meta, [META.credential]: credential } };
 }
 
 function answer(
@@ -138,9 +152,16 @@ export interface WorldConnection {
  */
 export async function connectWorld(
   world: World<unknown>,
-  options: { wrapServerTransport?: (transport: Transport) => Transport } = {},
+  options: {
+    wrapServerTransport?: (transport: Transport) => Transport;
+    /** The run's credential token, bound to this connection (calls need not send it). */
+    credential?: string;
+  } = {},
 ): Promise<WorldConnection> {
-  const server = createWorldServer(world);
+  const server = createWorldServer(
+    world,
+    options.credential === undefined ? {} : { credential: options.credential },
+  );
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(
     options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport,

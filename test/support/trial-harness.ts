@@ -7,12 +7,7 @@ import { META } from '../../runtime/protocol.js';
 import type { Planner } from '../../runtime/planner.js';
 import type { EventRecord } from '../../runtime/records.js';
 import type { WorkingContext } from '../../runtime/working-context.js';
-import type {
-  AgentOutcome,
-  AgentRecords,
-  AgentRun,
-  AgentUnderTest,
-} from '../../scenarios/agent.js';
+import type { AgentResult, AgentRecords, AgentRun, AgentUnderTest } from '../../scenarios/agent.js';
 import { ReferenceAgent } from '../../scenarios/agents/reference.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { runTrial, type TrialOptions, type TrialResult } from '../../scenarios/engine.js';
@@ -78,12 +73,16 @@ export class ObservingAgent implements AgentUnderTest {
     return this.inner.name;
   }
 
-  start(run: AgentRun): Promise<AgentOutcome> {
+  get exposes(): NonNullable<AgentUnderTest['exposes']> {
+    return this.inner.exposes ?? {};
+  }
+
+  start(run: AgentRun): Promise<AgentResult> {
     return this.inner.start(this.observe(run));
   }
 
-  resume(run: AgentRun): Promise<AgentOutcome> {
-    return this.inner.resume(this.observe(run));
+  resume(run: AgentRun): Promise<AgentResult> {
+    return (this.inner.resume ?? this.inner.start).call(this.inner, this.observe(run));
   }
 
   records(storePath: string, runId: string): AgentRecords | undefined {

@@ -69,6 +69,40 @@ describe('createWorldServer / connectWorld', () => {
     },
   );
 
+  it('binds the run credential to the connection: a stock client sends no _meta, a presented one still wins', async () => {
+    const world = new NotesWorld({ seed: 1, clock: new VirtualClock() });
+    const { token } = world.credentials.issue(
+      'run-1',
+      { tools: ['read_note', 'write_note'], resources: {} },
+      60_000,
+    );
+    connection = await connectWorld(world, { credential: token });
+
+    const bound = (await connection.client.callTool({
+      name: 'write_note',
+      arguments: { note_id: 'a', text: 'hello' },
+    })) as CallToolResult;
+    const wrong = (await connection.client.callTool({
+      name: 'read_note',
+      arguments: { note_id: 'a' },
+      _meta: { [META.credential]: 'not-a-token' },
+    })) as CallToolResult;
+    await connection.close();
+    connection = await connectWorld(world);
+    const unbound = (await connection.client.callTool({
+      name: 'read_note',
+      arguments: { note_id: 'a' },
+    })) as CallToolResult;
+
+    expect(bound.isError).toBeUndefined();
+    expect(world.ledger.entries().map((e) => e.runId)).toEqual(['run-1']);
+    expect(errorOf(wrong).class).toBe('unauthenticated');
+    expect(errorOf(unbound)).toMatchObject({
+      class: 'unauthenticated',
+      message: 'no credential presented',
+    });
+  });
+
   it('returns structured content and the same JSON as text on success', async () => {
     const { conn, meta } = await setup();
 
