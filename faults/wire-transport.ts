@@ -3,7 +3,12 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
+import {
+  APPROVAL_TOKEN_META,
+  APPROVAL_TOOLS,
+  CONTRACT_ARGUMENT,
+  META,
+} from '../runtime/protocol.js';
 
 /** A tool call as it crossed the wire, in the order the world received it. */
 export interface WireCall {
@@ -13,11 +18,18 @@ export interface WireCall {
    * exactly one call.
    */
   callId: string;
-  /** Which connection (agent incarnation) made the call. */
+  /** Which connection made the call. */
   connection: number;
+  /**
+   * Which agent incarnation made the call, when it differs from the connection (an incarnation
+   * may open several connections); absent, the connection is the incarnation.
+   */
+  incarnation?: number;
   tool: string;
+  /** The world's own arguments: without the contract's `idempotency_key` and `approval_token`. */
   args: Record<string, unknown>;
   meta: Record<string, unknown>;
+  /** The key the call sent, as the `idempotency_key` argument or in `_meta` (the argument first). */
   idempotencyKey: string | null;
   /** The approval token the call presented, if any (approvals are single-use grants, not secrets). */
   approvalToken: string | null;
@@ -85,6 +97,11 @@ interface Incoming {
  */
 export class WireLog {
   readonly calls: WireCall[] = [];
+  /**
+   * The incarnation a new connection belongs to, when the engine says so (an agent may open
+   * more than one connection per incarnation); unset, each connection is an incarnation.
+   */
+  incarnation: number | undefined;
   private readonly perTool = new Map<string, number>();
   private connections = 0;
 
@@ -142,6 +159,7 @@ export class WireFaultTransport implements Transport {
   /** The calls made over this connection. */
   readonly calls: WireCall[] = [];
   readonly connection: number;
+  readonly incarnation: number;
   private readonly pending = new Map<string, Pending>();
   private closed = false;
 
@@ -151,6 +169,7 @@ export class WireFaultTransport implements Transport {
     readonly log: WireLog = new WireLog(),
   ) {
     this.connection = log.connect();
+    this.incarnation = log.incarnation ?? this.connection;
   }
 
   async start(): Promise<void> {
@@ -227,23 +246,32 @@ export class WireFaultTransport implements Transport {
         held?.();
       }
     }
-    if (message.method !== 'tools/call' || message.id === undefined) {
+    // Approval tools are the operator's, not the world's: no fault, no record, no clock hold
+    // (waiting for an approval must let virtual time run).
+    if (
+      message.method !== 'tools/call' ||
+      message.id === undefined ||
+      isApprovalTool(message.params?.name)
+    ) {
       this.onmessage?.(message as JSONRPCMessage, extra);
       return;
     }
     const tool = message.params?.name ?? '';
     const meta = message.params?._meta ?? {};
-    const key = meta[META.idempotencyKey];
+    const { args, idempotencyKey, approvalToken } = contractArguments(
+      message.params?.arguments ?? {},
+      meta,
+    );
     const worldId = `${this.connection}/${String(message.id)}`;
     const call: WireCall = {
       callId: worldId,
       connection: this.connection,
+      incarnation: this.incarnation,
       tool,
-      args: message.params?.arguments ?? {},
+      args,
       meta,
-      idempotencyKey: typeof key === 'string' ? key : null,
-      approvalToken:
-        typeof meta[APPROVAL_TOKEN_META] === 'string' ? meta[APPROVAL_TOKEN_META] : null,
+      idempotencyKey,
+      approvalToken,
       ...this.log.count(tool),
       at: this.log.now(),
       // Taken before the decider runs: a fault this call sets off comes after the call.
@@ -318,6 +346,31 @@ export class WireFaultTransport implements Transport {
         return;
     }
   }
+}
+
+function isApprovalTool(name: string | undefined): boolean {
+  return (APPROVAL_TOOLS as readonly (string | undefined)[]).includes(name);
+}
+
+/**
+ * The call's key and token, sent as ordinary arguments or in `_meta` (the argument first, as
+ * the world takes it), and the world's own arguments without them — what every grader reads.
+ */
+function contractArguments(
+  sent: Record<string, unknown>,
+  meta: Record<string, unknown>,
+): { args: Record<string, unknown>; idempotencyKey: string | null; approvalToken: string | null } {
+  const {
+    [CONTRACT_ARGUMENT.idempotencyKey]: keyArg,
+    [CONTRACT_ARGUMENT.approvalToken]: tokenArg,
+    ...args
+  } = sent;
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  return {
+    args: keyArg === undefined && tokenArg === undefined ? sent : args,
+    idempotencyKey: text(keyArg) ?? text(meta[META.idempotencyKey]),
+    approvalToken: text(tokenArg) ?? text(meta[APPROVAL_TOKEN_META]),
+  };
 }
 
 /** A counter from 1: the order of a log no clock orders. */

@@ -35,3 +35,22 @@ export type Trust = z.infer<typeof trustSchema>;
 
 /** Request `_meta` key for a granted approval token; the world consumes it once. */
 export const APPROVAL_TOKEN_META = 'faultline/approval-token';
+
+/**
+ * Tool arguments with one meaning in every world, for agents that cannot send `_meta` (a stock
+ * MCP client): a write's idempotency key, as a payment API takes an `Idempotency-Key` header,
+ * and the approval token a write presents. A world takes them out of the arguments before its
+ * handler and its idempotency fingerprint see them, so each means exactly what its `_meta`
+ * field means; both may be sent, but not with different values.
+ */
+export const CONTRACT_ARGUMENT = {
+  idempotencyKey: 'idempotency_key',
+  approvalToken: 'approval_token',
+} as const;
+
+/**
+ * Tools served beside a world's own and backed by the run's operator: approvals for an agent
+ * that has no operator channel. They are not world calls, so no wire fault fires on them and
+ * the wire log does not record them.
+ */
+export const APPROVAL_TOOLS = ['request_approval', 'get_approval', 'wait_for_approval'] as const;

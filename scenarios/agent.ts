@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Blueprint } from '../runtime/blueprint.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Contract } from '../runtime/contract.js';
@@ -25,7 +26,15 @@ export interface AgentRun {
   /** The reference plan, for agents that follow one. */
   blueprint: Blueprint;
   input: Record<string, unknown>;
+  /** A stock MCP client, connected to the world; the run's credential is bound to it. */
   client: Client;
+  /**
+   * A fresh client-side transport to the world, through the same fault layer and wire log as
+   * `client`, the credential bound: for an agent that brings its own MCP client
+   * (`await new Client(info).connect(await run.connect())`). The engine closes it when the
+   * incarnation ends or crashes.
+   */
+  connect(): Promise<Transport>;
   clock: Clock;
   credential: RunCredential;
   /** A file path the agent may use for durable state; the same on every incarnation. */
@@ -103,9 +112,15 @@ export interface AgentUnderTest {
   /**
    * The faultline hooks the agent honours: crash probes it reports through `run.probe`, and a
    * planner it passes through `run.decoratePlanner`. Faults aimed at a hook the agent lacks are
-   * not applicable to it. Absent: neither.
+   * not applicable to it. `clock`: the agent reads time only from `run.clock`; every other
+   * in-process agent runs on run-scoped virtual timers (`setTimeout`, `Date`, its MCP client's
+   * request timeouts). Absent: none.
    */
-  readonly exposes?: { readonly probes?: boolean; readonly planner?: boolean };
+  readonly exposes?: {
+    readonly probes?: boolean;
+    readonly planner?: boolean;
+    readonly clock?: boolean;
+  };
   records?(storePath: string, runId: string): AgentRecords | undefined;
   /** In-process crash: drop every handle the current incarnation holds (its store above all). */
   discard?(): void;

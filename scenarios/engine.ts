@@ -1,3 +1,4 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,13 @@ import {
 import { meteredPlanner } from './metered-planner.js';
 import { GulliblePlanner } from '../runtime/gullible-planner.js';
 import { APPROVAL_TOKEN_META, META } from '../runtime/protocol.js';
-import { agentOutcome, type AgentOutcome, type AgentRun, type AgentUnderTest } from './agent.js';
+import {
+  agentOutcome,
+  type AgentOutcome,
+  type AgentResult,
+  type AgentRun,
+  type AgentUnderTest,
+} from './agent.js';
 import { ChildAgentHost, checkChildMode } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
@@ -30,8 +37,10 @@ import {
   type WireCallRecord,
 } from './trajectory.js';
 import { VirtualClock } from './virtual-clock.js';
+import { RunTimers, wallNow } from './virtual-timers.js';
+import { ApprovalDesk } from './world/approval-desk.js';
 import type { LedgerEntry } from './world/effect-ledger.js';
-import { connectWorld } from './world/serve.js';
+import { connectWorld, openWorldTransport, type WorldTransport } from './world/serve.js';
 import type { World } from './world/world.js';
 
 /** The seed of one trial: one number drives world data, fault probabilities and jitter. */
@@ -190,7 +199,7 @@ type Crash = { probe: CrashProbe; operation: string | null; mode: 'in-process' |
  * stops or its budget runs out, and assembles the trajectory graders judge.
  */
 export async function runTrial(options: TrialOptions): Promise<TrialResult> {
-  const started = performance.now();
+  const started = wallNow();
   const { scenario } = options;
   const plan = options.faultPlan ?? NO_FAULTS;
   const trial = options.trial ?? 0;
@@ -253,6 +262,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const injector = new FaultInjector(plan, seed, clock, target);
   const scripted = new ScriptedOperator(scenario.operator, world, clock, scenario.contract);
   const operator = injector.operator(scripted);
+  // Approvals as tools, for agents without the operator channel: the same operator, faults and all.
+  const approvals = new ApprovalDesk({
+    world,
+    operator,
+    clock,
+    runId,
+    note: (kind, detail) =>
+      scripted.log.push({ at: clock.now(), order: clock.sequence(), kind, detail }),
+  });
   const log = new WireLog(
     () => clock.now(),
     () => clock.hold(),
@@ -267,7 +285,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
 
   const crashes: Trajectory['crashes'] = [];
   let crashed: Deferred<Crash> = deferred();
-  let transport: WireFaultTransport | undefined;
+  // The world's ends of the incarnation's connections (`run.client` and each `run.connect()`).
+  let transports: WireFaultTransport[] = [];
+  const wrap = (t: Transport): WireFaultTransport => {
+    const wired = new WireFaultTransport(t, decide, log);
+    transports.push(wired);
+    return wired;
+  };
   // Each effect's place in the run's one order of events, stamped as the world applies it.
   const effectOrder = new Map<number, number>();
   const unsubscribe = world.ledger.onApplied((entry) => {
@@ -280,7 +304,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         : '';
     const crash = injector.crashAt('after-apply', { operationId: operation });
     if (!crash || !call) return;
-    transport?.dropReply(call.callId);
+    for (const t of transports) t.dropReply(call.callId);
     crashed.resolve({ probe: 'after-apply', operation, mode: crash.mode });
   });
 
@@ -314,13 +338,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   let outcome: AgentOutcome & { hung: boolean };
   for (let incarnation = 0; ; incarnation++) {
     crashed = deferred();
+    transports = [];
+    log.incarnation = incarnation;
     if (child) {
       const watched = watchdog(clock, log, wallLimitMs, started);
       watch = watched;
       const ended = await child
         .incarnation({
           resume: incarnation > 0,
-          wrapServerTransport: (t) => (transport = new WireFaultTransport(t, decide, log)),
+          wrapServerTransport: wrap,
           crashAt: (probe, info) => {
             if (!injector.crashAt(probe, info)) return false;
             crashed.resolve({ probe, operation: info.operationId, mode: 'child' });
@@ -342,10 +368,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       };
       break;
     }
-    const connection = await connectWorld(world, {
-      wrapServerTransport: (t) => (transport = new WireFaultTransport(t, decide, log)),
-      credential: credential.token,
-    });
+    const served = { wrapServerTransport: wrap, credential: credential.token, approvals };
+    const connection = await connectWorld(world, served);
+    const opened: WorldTransport[] = [];
+    const disconnect = async (): Promise<void> => {
+      await connection.close();
+      await Promise.all(opened.map((o) => o.close()));
+    };
+    // An agent that does not read time from run.clock alone gets it for its own timers too.
+    const timers = agent.exposes?.clock === true ? undefined : new RunTimers(clock);
     const run: AgentRun = {
       runId,
       objective: scenario.contract.objective,
@@ -353,6 +384,11 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       blueprint: scenario.blueprint,
       input: scenario.input,
       client: connection.client,
+      connect: async () => {
+        const o = await openWorldTransport(world, served);
+        opened.push(o);
+        return o.transport;
+      },
       clock,
       credential,
       storePath,
@@ -380,7 +416,9 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       },
     };
     // An agent that keeps nothing durable has no resume: a restart is a new start.
-    const attempt = incarnation === 0 || !agent.resume ? agent.start(run) : agent.resume(run);
+    const begin = (): Promise<AgentResult> =>
+      incarnation === 0 || !agent.resume ? agent.start(run) : agent.resume(run);
+    const attempt = timers ? timers.run(begin) : begin();
     const finished = attempt.then(
       (o) => ({ kind: 'done' as const, o: agentOutcome(o) }),
       (error: unknown) => ({ kind: 'error' as const, error }),
@@ -394,9 +432,11 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     ]).finally(watched.stop);
     // A run still going when its time is up is told to stop, so it does not run on unseen.
     if (first.kind === 'hung' && !deadline.signal.aborted) deadline.abort(new Error(first.reason));
+    // The incarnation is over: timers it left behind die with it, as in a process that ended.
+    timers?.dispose();
     if (first.kind === 'crash') {
       agent.discard?.();
-      await connection.close();
+      await disconnect();
       crashes.push({
         probe: first.c.probe,
         at: clock.now(),
@@ -408,7 +448,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       continue;
     }
     if (first.kind !== 'hung') await injector.deliverLate();
-    await connection.close();
+    await disconnect();
     if (first.kind === 'done') {
       // Only what the trajectory promises: an agent's extra fields stay with the agent.
       outcome = {
@@ -475,7 +515,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     operator: [...scripted.log],
     agentRecords: agent.records?.(storePath, runId) ?? null,
     outcome,
-    times: { virtualMs: clock.now(), wallMs: performance.now() - started },
+    times: { virtualMs: clock.now(), wallMs: wallNow() - started },
   };
   const mismatches = checkExpected(scenario, outcome, worldEnd, effects, plan, worldStart);
   return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
@@ -503,12 +543,14 @@ function watchdog(
   clock: VirtualClock,
   log: WireLog,
   wallLimitMs: number,
-  /** When the trial began (`performance.now()`): the limit is the trial's, across restarts. */
+  /** When the trial began (`wallNow()`): the limit is the trial's, across restarts. */
   began: number,
 ): Watchdog {
   let resolve!: (hung: { kind: 'hung'; reason: string }) => void;
   const hung = new Promise<{ kind: 'hung'; reason: string }>((r) => (resolve = r));
-  const outOfTime = () => performance.now() - began > wallLimitMs;
+  // Wall time, never virtual: `check` runs inside the agent's calls, where an agent on virtual
+  // timers would read its run's clock from performance.now().
+  const outOfTime = () => wallNow() - began > wallLimitMs;
   const overtime = `no end after ${wallLimitMs} ms of wall time`;
   let last = '';
   let quiet = 0;
@@ -550,7 +592,7 @@ function toRecord(call: WireCall, ledger: readonly LedgerEntry[]): WireCallRecor
   } else outcome = { type: 'ok' };
   return {
     callId: call.callId,
-    incarnation: call.connection,
+    incarnation: call.incarnation ?? call.connection,
     step: call.step,
     toolCall: call.toolCall,
     tool: call.tool,

@@ -20,7 +20,7 @@ export interface ReferenceAgentOptions {
  * closes it; a crashed incarnation's store is closed by the engine through `close`.
  */
 export class ReferenceAgent implements AgentUnderTest {
-  readonly exposes = { probes: true, planner: true } as const;
+  readonly exposes = { probes: true, planner: true, clock: true } as const;
   private readonly open = new Map<RunStore, string>();
   /** Committed images of in-memory stores, by store path. */
   private readonly images = new Map<string, Buffer>();

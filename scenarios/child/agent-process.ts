@@ -38,6 +38,9 @@ async function incarnation(link: ParentLink, init: Init): Promise<AgentOutcome> 
     blueprint: spec.blueprint,
     input: spec.input,
     client,
+    // One MCP stream joins the child to the parent's world; a second is not served across processes.
+    connect: () =>
+      Promise.reject(new Error('run.connect() is not served in child mode: use run.client')),
     clock,
     credential: {
       ...spec.credential,

@@ -10,6 +10,8 @@ import {
 import { z } from 'zod';
 import { META } from '../../runtime/protocol.js';
 import { sharedSchemaValidators } from '../../runtime/schema-validators.js';
+import type { ApprovalDesk, ApprovalTool } from './approval-desk.js';
+import { contractInput } from './contract-arguments.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { World } from './world.js';
 import { WorldError } from './world-error.js';
@@ -28,6 +30,8 @@ interface CallExtra {
  *
  * Arguments that fail the input schema never reach the world: the SDK answers them itself with
  * an `isError` result whose text starts "Input validation error" and which has no `_meta`.
+ * Each tool is served with the contract's ordinary arguments it takes (`contractInput`), and,
+ * given an approval desk, the approval tools are served beside the world's own.
  *
  * @example
  * ```ts
@@ -37,7 +41,7 @@ interface CallExtra {
  */
 export function createWorldServer(
   world: World<unknown>,
-  options: { credential?: string } = {},
+  options: { credential?: string; approvals?: ApprovalDesk } = {},
 ): McpServer {
   const server = new McpServer(
     { name: `faultline-world-${world.name}`, version: '0.1.0' },
@@ -48,7 +52,7 @@ export function createWorldServer(
       tool.name,
       {
         description: tool.description,
-        inputSchema: tool.input,
+        inputSchema: contractInput(tool),
         outputSchema: tool.output,
         annotations: { readOnlyHint: tool.kind !== 'write' },
       },
@@ -56,21 +60,46 @@ export function createWorldServer(
         answer(world, tool, args, bind(extra, options.credential)),
     );
   }
+  const desk = options.approvals?.tools() ?? [];
+  for (const tool of desk) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { readOnlyHint: false },
+      },
+      (args: Record<string, unknown>) => answerDesk(tool, args),
+    );
+  }
   // The same list the SDK would send, with each schema converted once per process rather than
   // on every connection (every run, every restart after a crash): converting is the dearest
   // part of connecting, and a world's schemas do not change.
   const tools = world.tools();
   server.server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
-    tools: tools.map((tool) => ({
-      name: tool.name,
-      title: undefined,
-      description: tool.description,
-      inputSchema: advertised(tool.input, 'input'),
-      annotations: { readOnlyHint: tool.kind !== 'write' },
-      execution: { taskSupport: 'forbidden' },
-      _meta: undefined,
-      outputSchema: advertised(tool.output, 'output'),
-    })),
+    tools: [
+      ...tools.map((tool) => ({
+        name: tool.name,
+        title: undefined,
+        description: tool.description,
+        inputSchema: advertised(contractInput(tool), 'input'),
+        annotations: { readOnlyHint: tool.kind !== 'write' },
+        execution: { taskSupport: 'forbidden' as const },
+        _meta: undefined,
+        outputSchema: advertised(tool.output, 'output'),
+      })),
+      ...desk.map((tool) => ({
+        name: tool.name,
+        title: undefined,
+        description: tool.description,
+        inputSchema: advertised(tool.input, 'input'),
+        annotations: { readOnlyHint: false },
+        execution: { taskSupport: 'forbidden' as const },
+        _meta: undefined,
+        outputSchema: advertised(tool.output, 'output'),
+      })),
+    ],
   }));
   return server;
 }
@@ -128,6 +157,21 @@ function answer(
   return result;
 }
 
+/** An approval tool's answer: its result, or its refusal as a world's refusal looks. */
+async function answerDesk(tool: ApprovalTool, args: Record<string, unknown>): Promise<CallToolResult> {
+  try {
+    const out = await tool.handle(args);
+    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+  } catch (error) {
+    if (!(error instanceof WorldError)) throw error;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: error.message }],
+      _meta: { [META.error]: error.toToolError() },
+    };
+  }
+}
+
 /** A world and an agent-side MCP client joined in memory. */
 export interface WorldConnection {
   readonly client: Client;
@@ -135,6 +179,51 @@ export interface WorldConnection {
   readonly clientTransport: InMemoryTransport;
   readonly serverTransport: InMemoryTransport;
   close(): Promise<void>;
+}
+
+/** What a connection to a world is made with. */
+export interface WorldConnectionOptions {
+  /** Decorates the world's side of the transport (the fault layer and wire log). */
+  wrapServerTransport?: (transport: Transport) => Transport;
+  /** The run's credential token, bound to this connection (calls need not send it). */
+  credential?: string;
+  /** Serves the approval tools beside the world's, backed by this desk. */
+  approvals?: ApprovalDesk;
+}
+
+/** The client's end of a fresh connection to a world, and how to close the world's end. */
+export interface WorldTransport {
+  readonly transport: InMemoryTransport;
+  readonly server: McpServer;
+  readonly serverTransport: InMemoryTransport;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a world on a fresh in-memory transport pair and hands back the client's end, not yet
+ * started: for an agent that brings its own MCP client (`await client.connect(transport)`).
+ * Closing the world's end closes the client's too.
+ *
+ * @example
+ * ```ts
+ * const { transport, close } = await openWorldTransport(world, { credential: token });
+ * const client = new Client({ name: 'mine', version: '1.0.0' });
+ * await client.connect(transport);
+ * ```
+ */
+export async function openWorldTransport(
+  world: World<unknown>,
+  options: WorldConnectionOptions = {},
+): Promise<WorldTransport> {
+  const server = createWorldServer(world, {
+    ...(options.credential === undefined ? {} : { credential: options.credential }),
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(
+    options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport,
+  );
+  return { transport: clientTransport, server, serverTransport, close: () => server.close() };
 }
 
 /**
@@ -152,20 +241,10 @@ export interface WorldConnection {
  */
 export async function connectWorld(
   world: World<unknown>,
-  options: {
-    wrapServerTransport?: (transport: Transport) => Transport;
-    /** The run's credential token, bound to this connection (calls need not send it). */
-    credential?: string;
-  } = {},
+  options: WorldConnectionOptions = {},
 ): Promise<WorldConnection> {
-  const server = createWorldServer(
-    world,
-    options.credential === undefined ? {} : { credential: options.credential },
-  );
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(
-    options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport,
-  );
+  const opened = await openWorldTransport(world, options);
+  const clientTransport = opened.transport;
   const client = new Client(
     { name: 'faultline-agent', version: '0.1.0' },
     { jsonSchemaValidator: sharedSchemaValidators },
@@ -173,12 +252,12 @@ export async function connectWorld(
   await client.connect(clientTransport);
   return {
     client,
-    server,
+    server: opened.server,
     clientTransport,
-    serverTransport,
+    serverTransport: opened.serverTransport,
     close: async () => {
       await client.close();
-      await server.close();
+      await opened.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../../runtime/clock.js';
-import { APPROVAL_TOKEN_META, META } from '../../runtime/protocol.js';
+import { APPROVAL_TOKEN_META, CONTRACT_ARGUMENT, META } from '../../runtime/protocol.js';
 import { ApprovalRegistry, type ApprovalRefusal } from './approval-registry.js';
+import { takeContractArguments } from './contract-arguments.js';
 import { CredentialRegistry } from './credential-registry.js';
 import { EffectLedger, type LedgerEntry, type NewLedgerEntry } from './effect-ledger.js';
 import type { CallContext, ToolDefinition } from './tool-definition.js';
@@ -147,16 +148,22 @@ export abstract class World<State> {
    * Serves one call: credential check from `meta`, `beforeCall` hooks, argument validation,
    * idempotent replay (writes that honour keys), then the handler. Throws `WorldError` for
    * every refusal; anything else thrown is a bug in the world.
+   *
+   * The idempotency key and approval token come from `_meta` or from the ordinary arguments
+   * `idempotency_key` and `approval_token` (see `contractInput`); those are taken out of the
+   * arguments first, so no hook, handler or fingerprint ever sees them.
    */
   callTool(
     name: string,
-    args: Readonly<Record<string, unknown>>,
+    sent: Readonly<Record<string, unknown>>,
     meta: Readonly<Record<string, unknown>> | undefined,
     requestId: string | number,
   ): Record<string, unknown> {
     const tool = this.tool(name);
     if (!tool) throw new WorldError('invalid_argument', `unknown tool "${name}"`);
     const callMeta = meta ?? {};
+    const taken = takeContractArguments(sent);
+    const args = taken.args;
     const requestKey = String(requestId);
 
     // A credential of the wrong type is no credential: refuse it as unauthenticated.
@@ -188,8 +195,18 @@ export abstract class World<State> {
       );
     }
 
-    const idempotencyKey = metaString(callMeta, META.idempotencyKey) ?? null;
-    const approvalToken = metaString(callMeta, APPROVAL_TOKEN_META) ?? null;
+    const idempotencyKey = either(
+      taken.idempotencyKey,
+      CONTRACT_ARGUMENT.idempotencyKey,
+      callMeta,
+      META.idempotencyKey,
+    );
+    const approvalToken = either(
+      taken.approvalToken,
+      CONTRACT_ARGUMENT.approvalToken,
+      callMeta,
+      APPROVAL_TOKEN_META,
+    );
     const dedupe =
       tool.kind === 'write' && tool.honoursIdempotencyKey === true && idempotencyKey !== null;
     const replayKey = `${name}\u0000${idempotencyKey ?? ''}`;
@@ -253,6 +270,26 @@ function metaString(meta: Readonly<Record<string, unknown>>, key: string): strin
   const value = meta[key];
   if (value === undefined || typeof value === 'string') return value;
   throw new WorldError('invalid_argument', `_meta["${key}"] must be a string`);
+}
+
+/** One value sent as an ordinary argument, in `_meta`, or both alike; `null` when neither. */
+function either(
+  argument: unknown,
+  argumentName: string,
+  meta: Readonly<Record<string, unknown>>,
+  metaKey: string,
+): string | null {
+  const fromMeta = metaString(meta, metaKey);
+  if (argument === undefined) return fromMeta ?? null;
+  if (typeof argument !== 'string')
+    throw new WorldError('invalid_argument', `${argumentName} must be a string`);
+  if (fromMeta !== undefined && fromMeta !== argument) {
+    throw new WorldError(
+      'invalid_argument',
+      `${argumentName} and _meta["${metaKey}"] differ; send one, or the same value in both`,
+    );
+  }
+  return argument;
 }
 
 function approvalMessage(reason: ApprovalRefusal, tool: string, identity: string): string {

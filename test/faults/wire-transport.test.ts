@@ -106,6 +106,38 @@ describe('WireFaultTransport: calls nobody decided on', () => {
   });
 });
 
+describe('WireFaultTransport: the contract arguments', () => {
+  it("records a key and token sent as ordinary arguments, and the world's own arguments without them", async () => {
+    const { h, call } = await fixture();
+
+    await call('issue_refund', { ...REFUND, idempotency_key: 'arg-key', approval_token: 'apr_9' });
+    await call('issue_refund', REFUND, { key: 'meta-key' });
+
+    expect(h.calls().map((c) => [c.args, c.idempotencyKey, c.approvalToken])).toEqual([
+      [REFUND, 'arg-key', 'apr_9'],
+      [REFUND, 'meta-key', null],
+    ]);
+  });
+
+  it('passes the approval tools through: never recorded, never shown to the decider', async () => {
+    const decided: string[] = [];
+    const { h } = await fixture((c) => {
+      decided.push(c.tool);
+      return { kind: 'drop-request', fault: 'would-drop-anything' };
+    });
+
+    // This connection serves no approval desk: the server answers that it has no such tool.
+    const result = (await connection!.client.callTool({
+      name: 'get_approval',
+      arguments: { request_id: 'approval-1' },
+    })) as CallToolResult;
+
+    expect(result.isError).toBe(true);
+    expect(decided).toEqual([]);
+    expect(h.calls()).toEqual([]);
+  });
+});
+
 describe('WireFaultTransport: drop-reply (lost acknowledgement)', () => {
   it('lets the world apply the write and withholds its reply from the client', async () => {
     const { h, call } = await fixture(

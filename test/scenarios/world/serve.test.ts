@@ -7,6 +7,7 @@ import { WORLDS } from '../../../scenarios/library/worlds.js';
 import type { World } from '../../../scenarios/world/world.js';
 import { META, toolErrorSchema, type ToolError } from '../../../runtime/protocol.js';
 import { VirtualClock } from '../../../scenarios/virtual-clock.js';
+import { contractInput } from '../../../scenarios/world/contract-arguments.js';
 import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
 import { NotesWorld } from './notes-world.js';
 
@@ -204,7 +205,7 @@ async function stockToolList(world: World<unknown>): Promise<unknown> {
       tool.name,
       {
         description: tool.description,
-        inputSchema: tool.input,
+        inputSchema: contractInput(tool),
         outputSchema: tool.output,
         annotations: { readOnlyHint: tool.kind !== 'write' },
       },
