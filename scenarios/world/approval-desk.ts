@@ -31,7 +31,10 @@ const requestInput = z.object({
     .record(z.string(), z.unknown())
     .describe('The exact arguments the write will be sent with (the change to approve).'),
 });
-const requestOutput = z.object({ request_id: z.string(), status: z.enum(['pending', 'granted', 'denied']) });
+const requestOutput = z.object({
+  request_id: z.string(),
+  status: z.enum(['pending', 'granted', 'denied']),
+});
 const stateOutput = z.object({
   status: z.enum(['pending', 'granted', 'denied']),
   approval_token: z.string().optional(),
@@ -91,7 +94,10 @@ export class ApprovalDesk {
   ) {}
 
   /** Puts a change before the operator; answers at once with the request's id. */
-  request(toolName: string, sent: Readonly<Record<string, unknown>>): {
+  request(
+    toolName: string,
+    sent: Readonly<Record<string, unknown>>,
+  ): {
     request_id: string;
     status: ApprovalStatus;
   } {
@@ -174,7 +180,7 @@ export class ApprovalDesk {
       {
         name: 'request_approval',
         description:
-          'Ask the operator to approve one change: the write tool and the exact arguments it will be sent with. Answers with a request id; then poll get_approval or call wait_for_approval, and send the granted token as the write\'s approval_token.',
+          "Ask the operator to approve one change: the write tool and the exact arguments it will be sent with. Answers with a request id; then poll get_approval or call wait_for_approval, and send the granted token as the write's approval_token.",
         input: requestInput,
         output: requestOutput,
         handle: (args) => {
@@ -184,7 +190,8 @@ export class ApprovalDesk {
       },
       {
         name: 'get_approval',
-        description: 'Where an approval request stands: pending, granted (with approval_token) or denied (with reason).',
+        description:
+          'Where an approval request stands: pending, granted (with approval_token) or denied (with reason).',
         input: getInput,
         output: stateOutput,
         handle: (args) => Promise.resolve({ ...this.get(getInput.parse(args).request_id) }),

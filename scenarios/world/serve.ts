@@ -158,7 +158,10 @@ function answer(
 }
 
 /** An approval tool's answer: its result, or its refusal as a world's refusal looks. */
-async function answerDesk(tool: ApprovalTool, args: Record<string, unknown>): Promise<CallToolResult> {
+async function answerDesk(
+  tool: ApprovalTool,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   try {
     const out = await tool.handle(args);
     return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
