@@ -7,6 +7,11 @@ import type { Scenario } from '../../../scenarios/scenario.js';
 import { stockAgent, stockLog, type StockOptions } from '../../support/stock-agent.js';
 import { plan, tmpOut } from '../../support/trial-harness.js';
 import type { FaultPlan } from '../../../faults/catalog.js';
+import { ScriptedOperator } from '../../../scenarios/scripted-operator.js';
+import { VirtualClock } from '../../../scenarios/virtual-clock.js';
+import { ApprovalDesk } from '../../../scenarios/world/approval-desk.js';
+import { WorldError } from '../../../scenarios/world/world-error.js';
+import { RefundsWorld } from '../../../scenarios/worlds/refunds/world.js';
 
 async function run(scenario: Scenario, options: StockOptions, faultPlan?: FaultPlan) {
   const log = stockLog();
@@ -81,5 +86,108 @@ describe('approvals as tools, through the engine', () => {
 
     expect(log.approvals).toEqual([{ status: 'denied', reason: 'fault says no' }]);
     expect(t.faults.fired).toHaveLength(1);
+  });
+});
+
+describe('ApprovalDesk', () => {
+  function desk(): { desk: ApprovalDesk; clock: VirtualClock; operator: ScriptedOperator } {
+    const clock = new VirtualClock();
+    const world = new RefundsWorld({ seed: 7, clock });
+    const operator = new ScriptedOperator(fullRefund.operator, world, clock, fullRefund.contract);
+    return { desk: new ApprovalDesk({ world, operator, clock, runId: 'run-1' }), clock, operator };
+  }
+
+  function refusal(call: () => unknown): WorldError {
+    try {
+      call();
+    } catch (error) {
+      if (error instanceof WorldError) return error;
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  }
+
+  it('asks the careful operator, who declines a change outside the contract whatever the script says', async () => {
+    const { desk: d } = desk();
+
+    const { request_id } = d.request('issue_refund', {
+      order_id: 'ord_2',
+      amount_cents: 100,
+      reason: 'not this order',
+    });
+    const answer = await d.wait(request_id);
+
+    expect(answer.status).toBe('denied');
+    expect(answer.reason).toContain('outside policy');
+  });
+
+  it('grants for the change as the world will see it: the contract arguments in it are left out', async () => {
+    const clock = new VirtualClock();
+    const world = new RefundsWorld({ seed: 7, clock });
+    const scripted = new ScriptedOperator(fullRefund.operator, world, clock, fullRefund.contract);
+    const asked: Record<string, unknown>[] = [];
+    const d = new ApprovalDesk({
+      world,
+      clock,
+      runId: 'run-1',
+      operator: {
+        requestApproval: (request) => {
+          asked.push(request.args);
+          return scripted.requestApproval(request);
+        },
+        poll: () => undefined,
+        nextCommand: () => scripted.nextCommand(),
+      },
+    });
+
+    const { request_id, status } = d.request('issue_refund', {
+      order_id: 'ord_1',
+      amount_cents: 500,
+      reason: 'damaged',
+      idempotency_key: 'k',
+      approval_token: 'apr_0',
+    });
+    const answer = await d.wait(request_id);
+
+    expect(status).toBe('pending');
+    expect(asked).toEqual([{ order_id: 'ord_1', amount_cents: 500, reason: 'damaged' }]);
+    expect(answer).toEqual({ status: 'granted', approval_token: 'apr_1' });
+    expect(d.get(request_id)).toEqual(answer);
+    expect(scripted.log.map((o) => o.detail)).toEqual(['issue_refund approval-1 by ops-lead']);
+  });
+
+  it('refuses what cannot be approved, and a request it never saw', () => {
+    const { desk: d } = desk();
+
+    expect(refusal(() => d.request('nope', {})).class).toBe('invalid_argument');
+    expect(refusal(() => d.request('get_order', { order_id: 'ord_1' })).message).toContain(
+      'never needs an approval',
+    );
+    expect(refusal(() => d.request('issue_refund', { order_id: 'ord_1' })).message).toContain(
+      'amount_cents',
+    );
+    expect(refusal(() => d.get('approval-9')).class).toBe('not_found');
+  });
+
+  it('waits no longer than the timeout in virtual time, then answers pending', async () => {
+    const clock = new VirtualClock();
+    const world = new RefundsWorld({ seed: 7, clock });
+    const slow = new ScriptedOperator(
+      approvalDenied.operator,
+      world,
+      clock,
+      approvalDenied.contract,
+    );
+    const d = new ApprovalDesk({ world, operator: slow, clock, runId: 'run-1' });
+
+    const { request_id } = d.request('issue_refund', {
+      order_id: 'ord_7',
+      amount_cents: 100,
+      reason: 'x',
+    });
+    const first = await d.wait(request_id, 60_000);
+
+    expect(first).toEqual({ status: 'pending' });
+    expect(clock.now()).toBe(60_000);
   });
 });
