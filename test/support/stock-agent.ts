@@ -12,6 +12,9 @@ export interface StockLog {
   refusals: string[];
   /** Whether the engine closed its transport once the run was over. */
   closed: boolean;
+  /** Connections it opened over `run.connect()`, and how many of them the engine closed. */
+  opened: number;
+  closes: number;
 }
 
 export interface StockOptions {
@@ -38,7 +41,7 @@ export function stockAgent(log: StockLog, options: StockOptions = {}): AgentUnde
 }
 
 export function stockLog(): StockLog {
-  return { errors: [], approvals: [], refusals: [], closed: false };
+  return { errors: [], approvals: [], refusals: [], closed: false, opened: 0, closes: 0 };
 }
 
 async function go(run: AgentRun, log: StockLog, options: StockOptions): Promise<AgentResult> {
@@ -47,8 +50,10 @@ async function go(run: AgentRun, log: StockLog, options: StockOptions): Promise<
   const transport = await run.connect();
   const client = new Client({ name: 'stock-agent', version: '1.0.0' });
   await client.connect(transport);
+  log.opened++;
   client.onclose = () => {
     log.closed = true;
+    log.closes++;
   };
   const call = async (
     name: string,

@@ -73,6 +73,20 @@ describe('approvals as tools, through the engine', () => {
     expect(t.times.virtualMs).toBeGreaterThanOrEqual(2 * 3_600_000);
   });
 
+  it('closes the connections an incarnation opened with run.connect() when it crashes, and again at the end', async () => {
+    const { log, t } = await run(
+      fullRefund,
+      { approve: true, key: () => 'refund-1' },
+      plan('crash', { kind: 'crash', trigger: { on: 'probe', probe: 'after-apply' } }),
+    );
+
+    expect(t.crashes).toHaveLength(1);
+    expect(log.opened).toBe(2);
+    expect(log.closes).toBe(2);
+    // The wire log keeps the incarnation apart from the connection.
+    expect([...new Set(t.calls.map((c) => c.incarnation))]).toEqual([0, 1]);
+  });
+
   it('goes through the fault-wrapped operator: an approval-denied fault denies the tool request too', async () => {
     const { log, t } = await run(
       fullRefund,
