@@ -50,6 +50,9 @@ async function go(run: AgentRun, log: StockLog, options: StockOptions): Promise<
   const transport = await run.connect();
   const client = new Client({ name: 'stock-agent', version: '1.0.0' });
   await client.connect(transport);
+  // As the AI SDK's MCP client does: list the tools first (the client then checks every reply
+  // against its tool's output schema).
+  await client.listTools();
   log.opened++;
   client.onclose = () => {
     log.closed = true;
