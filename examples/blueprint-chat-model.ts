@@ -29,7 +29,7 @@ export class BlueprintChatModel extends BaseChatModel {
   }
 
   /** The script already knows its tools; binding them changes nothing. */
-  override bindTools(): this {
+  override bindTools(_tools: readonly unknown[]): this {
     return this;
   }
 

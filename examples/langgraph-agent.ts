@@ -15,7 +15,7 @@ export default function createAgent() {
     name: 'langgraph-example',
     version: '1.0.0',
     graph: ({ run, tools, checkpointer }) => {
-      const model = new BlueprintChatModel(run).bindTools();
+      const model = new BlueprintChatModel(run).bindTools(tools);
       return new StateGraph(MessagesAnnotation)
         .addNode('agent', async (state) => ({ messages: [await model.invoke(state.messages)] }))
         .addNode('tools', new ToolNode(tools))

@@ -71,7 +71,7 @@ export function findingsOf(run: SetRun): string[] {
   return [
     ...new Set(
       Object.entries(run.result.grades).flatMap(([dimension, grade]) =>
-        (grade?.findings ?? []).map((f) => `${dimension as Dimension}:${f.code}`),
+        grade.findings.map((f) => `${dimension as Dimension}:${f.code}`),
       ),
     ),
   ];
