@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { dynamicTool, jsonSchema, type ToolSet } from 'ai';
-import type { JSONSchema7 } from 'ai';
+import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai';
 import type { AgentResult, AgentRun, AgentUnderTest } from '../scenarios/agent.js';
 import { toolReply, type ToolCallErrorData } from './tool-reply.js';
 
