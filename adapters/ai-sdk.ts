@@ -49,13 +49,11 @@ export async function worldTools(
         description: t.description ?? t.name,
         inputSchema: jsonSchema(t.inputSchema as JSONSchema7),
         execute: async (input, { abortSignal }) => {
-          // Checked, not passed on: the SDK's client would add a listener to the one signal
-          // per call. A crashed incarnation's connection is closed under it anyway.
-          abortSignal?.throwIfAborted();
-          const reply = toolReply(
-            t.name,
-            await client.callTool({ name: t.name, arguments: input as Record<string, unknown> }),
-          );
+          const call = client.callTool({
+            name: t.name,
+            arguments: input as Record<string, unknown>,
+          });
+          const reply = toolReply(t.name, await untilAborted(call, abortSignal));
           if (reply.ok)
             return returning ? ({ ok: true, value: reply.value } as const) : reply.value;
           if (returning) return { ok: false, error: reply.error.toJSON() } as const;
@@ -64,6 +62,30 @@ export async function worldTools(
       }),
     ]),
   );
+}
+
+/**
+ * `promise`, or the signal's reason once it aborts: a reply the fault layer dropped must not
+ * hold a stopped run. Not the SDK client's own `signal` option, whose listeners on the one
+ * signal of an incarnation outlive their calls (Node warns past ten).
+ */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  // Left behind on abort, the call still settles (its connection closes): never unhandled.
+  promise.catch(() => undefined);
+  signal.throwIfAborted();
+  let stop: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    if (stop) signal.removeEventListener('abort', stop);
+  }
 }
 
 /** What an AI SDK agent function is given for one incarnation, beside the run. */

@@ -3,8 +3,10 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, describe, expect, it } from 'vitest';
 import { aiSdkAgent, ToolCallError, worldTools } from '../../adapters/ai-sdk.js';
+import createExampleAgent from '../../examples/ai-sdk-agent.js';
 import type { AgentRun } from '../../scenarios/agent.js';
 import { runTrial } from '../../scenarios/engine.js';
+import { onboardHosts } from '../../scenarios/library/cmdb/onboard-hosts.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import { plan, tmpOut } from '../support/trial-harness.js';
 
@@ -137,6 +139,41 @@ describe('worldTools (AI SDK)', () => {
 });
 
 describe('aiSdkAgent', () => {
+  it('lets a run told to stop stop, though a reply it waits for was dropped', async () => {
+    const lost = plan('order-ack-lost', {
+      kind: 'lost-ack',
+      trigger: { on: 'call', tool: 'get_order', nth: 1 },
+    });
+    const { trial } = await readOnce({}, lost);
+    expect(trial.trajectory.outcome).toMatchObject({
+      state: 'error',
+      detail: 'virtual time limit reached',
+      hung: false,
+    });
+  });
+
+  it('adds no listener per call to the incarnation’s signal (a long run draws no warning)', async () => {
+    const warnings: string[] = [];
+    const warned = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', warned);
+    try {
+      const trial = await runTrial({
+        scenario: onboardHosts,
+        agent: createExampleAgent,
+        runId: 'many-calls',
+        outDir: out,
+      });
+      expect(trial.trajectory.calls.length).toBeGreaterThan(10);
+      // Node emits its warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', warned);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('aborts a crashed incarnation, and starts the next one anew', async () => {
     const signals: AbortSignal[] = [];
     const agent = aiSdkAgent({
