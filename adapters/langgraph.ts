@@ -112,8 +112,8 @@ export interface LangGraphAgentOptions {
  */
 export function langGraphAgent(options: LangGraphAgentOptions): AgentUnderTest {
   let current: { abort: AbortController; saver: SqliteSaver } | undefined;
-  const close = (): void => {
-    if (current?.saver.db.open) current.saver.db.close();
+  const close = (saver: SqliteSaver): void => {
+    if (saver.db.open) saver.db.close();
   };
   const invoke = async (run: AgentRun, resuming: boolean): Promise<AgentResult> => {
     const abort = new AbortController();
@@ -133,7 +133,7 @@ export function langGraphAgent(options: LangGraphAgentOptions): AgentUnderTest {
       const state = await graph.invoke(saved ? null : options.input(run), config);
       return options.result?.(state, run);
     } finally {
-      if (current.saver === saver && saver.db.open) saver.db.close();
+      close(saver);
     }
   };
   return {
@@ -142,8 +142,9 @@ export function langGraphAgent(options: LangGraphAgentOptions): AgentUnderTest {
     start: (run) => invoke(run, false),
     resume: (run) => invoke(run, true),
     discard: () => {
-      current?.abort.abort(new Error('the incarnation crashed'));
-      close();
+      if (!current) return;
+      current.abort.abort(new Error('the incarnation crashed'));
+      close(current.saver);
     },
   };
 }
