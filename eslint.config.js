@@ -51,6 +51,35 @@ export default tseslint.config(
   layer(['reports/**/*.ts'], ['runtime', 'scenarios', 'faults', 'explore', 'bin']),
   // Exploration runs scenarios and judges them with the graders' findings: above both.
   layer(['explore/**/*.ts'], ['bin']),
+  // Adapters are what a user imports beside faultline: never the examples or the command.
+  layer(['adapters/**/*.ts'], ['examples', 'bin']),
+  {
+    // Agent frameworks are the adapters' and examples' business: faultline itself loads without
+    // them (a user of one framework need not install the other). A rule of its own, so the
+    // layer rules above stay as they are.
+    files: [
+      '{runtime,scenarios,faults,graders,reports,recordings,explore,bin}/**/*.ts',
+      'index.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/adapters/*', '**/adapters/**', '**/examples/*', '**/examples/**'],
+              message:
+                'faultline itself may not import adapters/ or examples/ (see DESIGN.md, Layout).',
+            },
+            {
+              group: ['ai', 'ai/*', '@langchain/*'],
+              message: 'only adapters/ and examples/ may import an agent framework.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,

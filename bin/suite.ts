@@ -11,6 +11,7 @@ import {
   type RunResult,
 } from '../reports/results.js';
 import type { AutonomyMode } from '../runtime/contract.js';
+import type { AgentUnderTest } from '../scenarios/agent.js';
 import { zooAgent } from '../scenarios/agents/zoo.js';
 import { checkChildMode } from '../scenarios/child/child-agent-host.js';
 import { trialSeed, validateFaultPlan } from '../scenarios/engine.js';
@@ -394,12 +395,15 @@ export async function runCase(
   c: SuiteCase,
   agentName: string,
   outDir: string,
+  /** Builds the agent; default the zoo's agent of that name. */
+  create?: () => AgentUnderTest,
 ): Promise<{ result: RunResult; trajectory: Trajectory }> {
-  const agent = zooAgent(agentName);
+  const entry = create ? undefined : zooAgent(agentName);
+  const agent = create ?? (entry ? () => entry.create() : undefined);
   if (!agent) throw new UsageError(`unknown agent "${agentName}"`);
   const run = await runScenario(c.scenario, {
     outDir,
-    agent: () => agent.create(),
+    agent,
     faultPlan: c.faultPlan,
     seed: c.seed,
     trial: c.trial,

@@ -1,0 +1,83 @@
+import { runCase, type SuiteCase } from '../../bin/suite.js';
+import { faultPlanSchema, NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
+import { CORE_DIMENSIONS, type Dimension } from '../../graders/grade.js';
+import { ResultsWriter, type RunResult } from '../../reports/results.js';
+import type { AgentUnderTest } from '../../scenarios/agent.js';
+import type { Scenario } from '../../scenarios/scenario.js';
+import type { Trajectory } from '../../scenarios/trajectory.js';
+
+/**
+ * A crash any agent meets today: the world-side probe, right after the world applied the run's
+ * second write (no `operation` filter, so no operation id is needed). The reply is lost, so the
+ * write in flight is unconfirmed and the first one confirmed.
+ */
+export const CRASH_AFTER_SECOND_WRITE: FaultPlan = faultPlanSchema.parse({
+  id: 'crash-after-second-write',
+  faults: [{ kind: 'crash', trigger: { on: 'probe', probe: 'after-apply', nth: 2 } }],
+});
+
+/** One graded run of a set. */
+export interface SetRun {
+  result: RunResult;
+  trajectory: Trajectory;
+}
+
+/**
+ * Runs `agent` over each scenario under each plan with the suite's own `runCase` (engine,
+ * graders, result records), in case order, and — given `out` — writes the result set there as
+ * `faultline run` would, for `show` and `compare`.
+ */
+export async function runSet(options: {
+  agent: () => AgentUnderTest;
+  /** The agent module, for the replay command. */
+  module: string;
+  scenarios: readonly Scenario[];
+  plans: readonly FaultPlan[];
+  outDir: string;
+  out?: string;
+}): Promise<SetRun[]> {
+  const { name } = options.agent();
+  const cases: SuiteCase[] = options.scenarios.flatMap((scenario) =>
+    options.plans.map((faultPlan) => ({
+      index: 0,
+      id: `${name}|${scenario.contract.autonomy}|${scenario.id}|${faultPlan.id}|0`,
+      scenario,
+      faultPlan,
+      trial: 0,
+      seed: scenario.world.seed,
+      mode: scenario.contract.autonomy,
+      replay: `npx faultline run ${scenario.id} --plan ${faultPlan.id} --seed ${scenario.world.seed} --agent ${options.module}`,
+    })),
+  );
+  const writer = options.out ? new ResultsWriter(options.out, { fresh: true }) : undefined;
+  const runs: SetRun[] = [];
+  try {
+    for (const [index, c] of cases.entries()) {
+      const run = await runCase({ ...c, index }, name, options.outDir, options.agent);
+      writer?.append(run.result, run.trajectory);
+      runs.push(run);
+    }
+  } finally {
+    writer?.close();
+  }
+  return runs;
+}
+
+/** The fault-free plan, for `plans`. */
+export { NO_FAULTS };
+
+/** A run's findings as `dimension:code`, each once, in the graders' order. */
+export function findingsOf(run: SetRun): string[] {
+  return [
+    ...new Set(
+      Object.entries(run.result.grades).flatMap(([dimension, grade]) =>
+        grade.findings.map((f) => `${dimension as Dimension}:${f.code}`),
+      ),
+    ),
+  ];
+}
+
+/** The failing core dimensions of a run. */
+export function failingOf(run: SetRun): string[] {
+  return CORE_DIMENSIONS.filter((d) => run.result.grades[d]?.pass === false);
+}
