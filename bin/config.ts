@@ -161,7 +161,7 @@ export function gateCriteria(config: FaultlineConfig, level: AutonomyLevel): Gat
  *
  * @example
  * ```ts
- * import { defineConfig } from 'faultline/bin/config';
+ * import { defineConfig } from 'faultline/config';
  * export default defineConfig({ run: { trials: 3 }, gates: { supervised: { k: 3, outcomePassK: 0.9 } } });
  * ```
  */
