@@ -5,8 +5,18 @@ import { join } from 'node:path';
 /** The repository root, whose package is packed and whose lock file pins every version. */
 export const REPO = join(import.meta.dirname, '..', '..');
 
-/** What the temporary project needs besides faultline: a test runner and a type checker. */
-const PROJECT_DEV_DEPENDENCIES = ['vitest', 'typescript', '@types/node'] as const;
+/**
+ * What the temporary project needs besides faultline: a test runner and a type checker, and what
+ * a user of `faultline/langgraph` installs beside it (LangGraph.js is not faultline's dependency).
+ */
+const PROJECT_DEV_DEPENDENCIES = [
+  'vitest',
+  'typescript',
+  '@types/node',
+  '@langchain/core',
+  '@langchain/langgraph',
+  '@langchain/langgraph-checkpoint-sqlite',
+] as const;
 
 interface LockEntry {
   version?: string;
