@@ -1,13 +1,11 @@
 import { BUILT_IN_SCENARIOS, defineScenario, runTrial, zooAgent } from 'faultline';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import myAgent from './my-agent.js';
 
 // A child process boots Node for each incarnation: seconds on a busy machine.
 const TRIAL_TIMEOUT_MS = 60_000;
-const outDir = mkdtempSync(join(tmpdir(), 'my-agent-trials-'));
+const outDir = join(process.cwd(), '.faultline', 'trials');
 const scenarioById = (id: string) => {
   const scenario = BUILT_IN_SCENARIOS.find((s) => s.id === id);
   if (!scenario) throw new Error(`no scenario ${id}`);
