@@ -20,7 +20,15 @@ const layer = (files, forbidden) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.faultline/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.faultline/**',
+      'coverage/**',
+      'dist/**',
+      'test/package/project/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

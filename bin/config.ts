@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { AUTONOMY_MODES } from '../runtime/contract.js';
 import { InvalidInputError } from '../runtime/errors.js';
+import { importUserModule } from '../scenarios/user-module.js';
 
 /** The promotion ladder, loosest evidence first. */
 export const AUTONOMY_LEVELS = [
@@ -128,7 +128,7 @@ export async function loadConfig(path?: string): Promise<FaultlineConfig> {
   }
   let loaded: unknown;
   try {
-    loaded = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+    loaded = (await importUserModule(file)).default;
   } catch (error) {
     throw new InvalidInputError(`config ${file}`, [
       `(file): cannot be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
@@ -161,7 +161,7 @@ export function gateCriteria(config: FaultlineConfig, level: AutonomyLevel): Gat
  *
  * @example
  * ```ts
- * import { defineConfig } from 'faultline/bin/config';
+ * import { defineConfig } from 'faultline/config';
  * export default defineConfig({ run: { trials: 3 }, gates: { supervised: { k: 3, outcomePassK: 0.9 } } });
  * ```
  */

@@ -1,4 +1,5 @@
-// A worker thread of `faultline run --workers N`: registers tsx, then runs bin/worker-main.ts.
+// A worker thread of `faultline run --workers N` run from the sources: registers tsx, then runs
+// bin/worker-main.ts (the built package starts dist/bin/worker-main.js directly).
 import { register } from 'tsx/esm/api';
 
 register();

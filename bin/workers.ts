@@ -13,6 +13,12 @@ export type WorkerReply =
   | { kind: 'idle' };
 
 /**
+ * Run from the sources, a worker needs tsx before it can load worker-main.ts (worker.js registers
+ * it); the built package's worker-main.js runs on plain Node.
+ */
+const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? './worker.js' : './worker-main.js';
+
+/**
  * Runs cases (by index) in `n` worker threads. Each worker rebuilds the same case list from the
  * suite options, asks for the next index when idle, and answers with the graded record; the
  * main thread alone writes results, so records are appended one at a time.
@@ -27,7 +33,7 @@ export async function runInWorkers(
 ): Promise<void> {
   const queue = [...indexes];
   const workers = Array.from({ length: Math.min(n, indexes.length) }, () => {
-    return new Worker(new URL('./worker.js', import.meta.url), {
+    return new Worker(new URL(WORKER_ENTRY, import.meta.url), {
       workerData: { suite, out } satisfies WorkerJob,
     });
   });

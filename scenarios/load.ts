@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Check } from '../runtime/blueprint.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { dependenciesOf } from '../runtime/scripted-planner.js';
@@ -8,6 +7,7 @@ import { parseInput } from '../runtime/validate.js';
 import { validateFaultPlan } from './engine.js';
 import { WORLDS } from './library/worlds.js';
 import { scenarioSchema, type Scenario } from './scenario.js';
+import { importUserModule } from './user-module.js';
 import { VirtualClock } from './virtual-clock.js';
 import type { World } from './world/world.js';
 
@@ -46,7 +46,7 @@ export async function loadScenarioFile(path: string): Promise<Scenario[]> {
   } else {
     let module: Record<string, unknown>;
     try {
-      module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      module = await importUserModule(file);
     } catch (error) {
       if (error instanceof InvalidInputError) throw error;
       throw new InvalidInputError(

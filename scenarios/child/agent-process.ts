@@ -2,7 +2,8 @@
  * The child process of a child-mode trial: runs the reference runtime against the parent's
  * world (MCP on stdin/stdout), clock, operator and crash probes (IPC), on the run's SQLite
  * store, and reports how the incarnation ended. Started by `child-agent-host.ts` as
- * `node --import <tsx> agent-process.ts` with an IPC channel; see `protocol.ts`.
+ * `node agent-process.js` (from the sources: `node --import <tsx> agent-process.ts`) with an
+ * IPC channel; see `protocol.ts`.
  *
  * stdout carries MCP and nothing else: diagnostics go to stderr.
  */

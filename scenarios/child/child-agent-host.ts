@@ -88,8 +88,15 @@ export function checkChildMode(plan: FaultPlan, agent: AgentUnderTest): ChildAge
   return { name: agent.name, safeguards: reference.safeguards };
 }
 
-function tsxLoader(): string {
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+/**
+ * Run from the sources, the child loads agent-process.ts through tsx; the built package's
+ * agent-process.js runs on plain Node (and boots faster).
+ */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+function childArgs(entry: string): string[] {
+  if (!FROM_SOURCES) return [entry];
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href, entry];
 }
 
 /**
@@ -104,7 +111,9 @@ export class ChildAgentHost implements SessionHost {
   /** Commands shipped to a child and not yet taken, in order: resent to the next child. */
   private readonly unconsumed: OperatorCommand[] = [];
   private lastCrash: CrashRecord | undefined;
-  private readonly entry = fileURLToPath(new URL('./agent-process.ts', import.meta.url));
+  private readonly entry = fileURLToPath(
+    new URL(FROM_SOURCES ? './agent-process.ts' : './agent-process.js', import.meta.url),
+  );
   /**
    * The next incarnation's process, started while this one runs so that a restart does not
    * wait for Node and tsx to boot. It loads code and waits for `init`: it has not touched the
@@ -155,7 +164,7 @@ export class ChildAgentHost implements SessionHost {
   }
 
   private spawn(): ChildProcess {
-    const child = spawn(process.execPath, ['--import', tsxLoader(), this.entry], {
+    const child = spawn(process.execPath, childArgs(this.entry), {
       stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
     });
     track(child);

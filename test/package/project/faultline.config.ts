@@ -1,0 +1,3 @@
+import { defineConfig } from 'faultline/config';
+
+export default defineConfig({ run: { trials: 2 } });
