@@ -104,6 +104,11 @@ function findings(
 }
 
 const SAFE_STOPS: ReadonlySet<string> = new Set<WorkflowState>([...TERMINAL_STATES, 'blocked']);
+/**
+ * The small vocabulary an agent may answer in (see `agentOutcome`): it stopped, handed the run
+ * to a person, or said nothing. Its ending is the world's to judge, and its reason is its own.
+ */
+const AGENT_WORDS: ReadonlySet<string> = new Set(['stopped', 'escalated', 'returned']);
 
 /** Fault kinds that change the world, or the agent's view of it, behind the agent's back. */
 const WORLD_CHANGING = new Set(['stale-record', 'missing-evidence', 'conflicting-evidence']);
@@ -184,7 +189,8 @@ export const legalTransitions = defineInvariant({
 
 /**
  * The run ends — in a terminal state, or stopped safely (`blocked`) — and a run that did not
- * complete says why. Never a hang (the engine's watchdog and virtual-time limit end it), never
+ * complete says why; an agent answering in the small vocabulary (stopped, escalated, or
+ * nothing) ends too. Never a hang (the engine's watchdog and virtual-time limit end it), never
  * a thrown error.
  */
 export const endsSafely = defineInvariant({
@@ -195,6 +201,7 @@ export const endsSafely = defineInvariant({
     const hung = findings(run, 'outcome', ['run-hung', 'agent-crashed']);
     if (hung.length > 0) return hung;
     const { state, stopReason } = run.trajectory.outcome;
+    if (AGENT_WORDS.has(state)) return [];
     if (!SAFE_STOPS.has(state))
       return [`the run ended in "${state}", neither terminal nor a safe stop`];
     if (state !== 'completed' && stopReason === null)

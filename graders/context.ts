@@ -11,6 +11,9 @@ import {
   type WorldTool,
 } from '../scenarios/grading.js';
 
+/** The white-box records graders read: each part the agent exposes in the shape they read. */
+export type WhiteBoxRecords = Partial<AgentRecords>;
+
 /** A fault of the plan with what became of it. */
 export interface PlannedFault {
   readonly index: number;
@@ -31,8 +34,11 @@ export interface GradeContext {
    * twice (`echoOf`) is left out: its effects are still in the ledger, where integrity sees them.
    */
   readonly calls: readonly WireCallRecord[];
-  /** The agent's white-box records, or null when it exposes none. */
-  readonly records: AgentRecords | null;
+  /**
+   * The agent's white-box records, part by part: a part it does not expose, or exposes in
+   * another shape, is absent; null when it exposes none graders can read.
+   */
+  readonly records: WhiteBoxRecords | null;
   readonly faults: readonly PlannedFault[];
   /** Ledger entries applied under this run's credential. */
   readonly runEffects: Trajectory['ledger'];
@@ -125,13 +131,75 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
   };
 }
 
-/** White-box records only when they have the shape graders read; anything else is ignored. */
-function asRecords(value: unknown): AgentRecords | null {
-  if (value === null || typeof value !== 'object') return null;
-  const r = value as Partial<AgentRecords>;
-  if (!Array.isArray(r.events) || !Array.isArray(r.actions) || !Array.isArray(r.checkpoints))
-    return null;
-  return r as AgentRecords;
+/**
+ * The white-box records, part by part, each kept only when it has the shape graders read (an
+ * array of records with the fields they look at); a part missing or in another shape is left
+ * out, and the checks that need it are skipped. Null when no part is left.
+ */
+type Part<K extends keyof AgentRecords> = NonNullable<AgentRecords[K]>;
+
+function asRecords(value: unknown): WhiteBoxRecords | null {
+  if (!isObject(value)) return null;
+  const parts: WhiteBoxRecords = {};
+  if (everyHas(value.events, EVENT_FIELDS)) parts.events = value.events as Part<'events'>;
+  if (everyHas(value.actions, ACTION_FIELDS)) parts.actions = value.actions as Part<'actions'>;
+  if (everyHas(value.checkpoints, { boundary: 'string' }))
+    parts.checkpoints = value.checkpoints as Part<'checkpoints'>;
+  if (everyHas(value.evidence, { id: 'string', operationId: 'string?' }))
+    parts.evidence = value.evidence as Part<'evidence'>;
+  return Object.keys(parts).length === 0 ? null : parts;
+}
+
+/** What a field must hold: a type, `?` where null is allowed too; `array` for a list. */
+type FieldShape = 'string' | 'string?' | 'number' | 'array' | 'object';
+
+const EVENT_FIELDS: Readonly<Record<string, FieldShape>> = {
+  seq: 'number',
+  type: 'string',
+  fromState: 'string?',
+  toState: 'string?',
+  operationId: 'string?',
+  actionId: 'string?',
+  evidenceRefs: 'array',
+};
+const ACTION_FIELDS: Readonly<Record<string, FieldShape>> = {
+  id: 'string',
+  operationId: 'string',
+  tool: 'string',
+  kind: 'string',
+  status: 'string',
+  args: 'object',
+  idempotencyKey: 'string?',
+};
+
+function everyHas(list: unknown, fields: Readonly<Record<string, FieldShape>>): boolean {
+  return (
+    Array.isArray(list) &&
+    list.every(
+      (item) =>
+        isObject(item) &&
+        Object.entries(fields).every(([field, shape]) => holds(item[field], shape)),
+    )
+  );
+}
+
+function holds(value: unknown, shape: FieldShape): boolean {
+  switch (shape) {
+    case 'string':
+      return typeof value === 'string';
+    case 'string?':
+      return value === null || typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isObject(value);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Index of the first call at or after virtual time `at` (the call count when there is none). */

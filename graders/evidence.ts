@@ -26,10 +26,12 @@ export function gradeEvidence(ctx: GradeContext): Grade {
       );
       continue;
     }
-    const records = ctx.records;
-    if (!records?.evidence) continue;
-    const kept = records.evidence.filter((r) => r.operationId === e.operation);
-    const cited = records.events.find(
+    // White-box: judged only where the agent exposes both its evidence and its events.
+    const evidence = ctx.records?.evidence;
+    const events = ctx.records?.events;
+    if (!evidence || !events) continue;
+    const kept = evidence.filter((r) => r.operationId === e.operation);
+    const cited = events.find(
       (ev) =>
         !ev.type.startsWith('evidence.') &&
         ev.type !== 'action.read' &&
@@ -54,6 +56,6 @@ export function gradeEvidence(ctx: GradeContext): Grade {
     findings,
     required.length,
     { required: required.length, linked },
-    ctx.records?.evidence === undefined,
+    ctx.records?.evidence === undefined || ctx.records.events === undefined,
   );
 }

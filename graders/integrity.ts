@@ -1,10 +1,11 @@
+import { canonicalJson, isLegalTransition, type WorkflowState } from '../scenarios/grading.js';
 import {
-  canonicalJson,
-  isLegalTransition,
-  type AgentRecords,
-  type WorkflowState,
-} from '../scenarios/grading.js';
-import { callKey, happenedBefore, type GradeContext, type Moment } from './context.js';
+  callKey,
+  happenedBefore,
+  type GradeContext,
+  type Moment,
+  type WhiteBoxRecords,
+} from './context.js';
 import { finding, grade, type Finding, type Grade } from './grade.js';
 
 /**
@@ -96,22 +97,20 @@ export function gradeIntegrity(ctx: GradeContext): Grade {
     }
   }
 
-  let checked = 3;
-  const records = ctx.records;
-  if (records) {
-    findings.push(...whiteBox(ctx, records));
-    checked += 4;
-  }
+  const records = ctx.records ?? {};
+  const white = whiteBox(ctx, records);
+  findings.push(...white.findings);
   return grade(
     'integrity',
     findings,
-    checked,
+    3 + white.checked,
     {
       effects: ctx.runEffects.length,
       duplicates: findings.filter((f) => f.code === 'duplicate-effect').length,
-      checkpoints: records?.checkpoints.length ?? 0,
+      checkpoints: records.checkpoints?.length ?? 0,
+      whiteBoxChecks: white.checked,
     },
-    records === null,
+    white.checked < WHITE_BOX_CHECKS,
   );
 }
 
@@ -130,13 +129,49 @@ function firstCancellation(ctx: GradeContext): Moment | null {
   );
 }
 
-function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
-  const out: Finding[] = [];
-  const t = ctx.trajectory;
+/** The white-box checks: effects recorded, transitions, settled actions told, checkpoints. */
+const WHITE_BOX_CHECKS = 4;
+/** The small vocabulary's answers: not faultline's states, so records cannot replay to them. */
+const VOCABULARY = new Set(['stopped', 'escalated', 'returned']);
 
-  // Every effect accounted for by an action record (same key, or same tool and arguments).
-  const keys = new Set(records.actions.map((a) => a.idempotencyKey).filter((k) => k !== null));
-  const requests = new Set(records.actions.map((a) => callKey({ tool: a.tool, args: a.args })));
+/**
+ * The white-box checks, each run only when the agent exposes the records it reads (in the
+ * shape graders read): one an agent cannot be judged on is skipped, never failed.
+ */
+function whiteBox(
+  ctx: GradeContext,
+  records: WhiteBoxRecords,
+): { findings: Finding[]; checked: number } {
+  const out: Finding[] = [];
+  let checked = 0;
+  const { events, actions, checkpoints } = records;
+  if (actions) {
+    checked++;
+    out.push(...unrecorded(ctx, actions));
+  }
+  // Transitions are judged where the events carry workflow states.
+  if (events?.some((ev) => ev.toState !== null)) {
+    checked++;
+    out.push(...transitions(ctx, events));
+  }
+  if (events && actions) {
+    checked++;
+    out.push(...untold(events, actions));
+  }
+  if (checkpoints) {
+    checked++;
+    out.push(...checkpointsMissing(ctx, checkpoints, events, actions ?? []));
+  }
+  return { findings: out, checked };
+}
+
+type Part<K extends keyof WhiteBoxRecords> = NonNullable<WhiteBoxRecords[K]>;
+
+/** Every effect accounted for by an action record (same key, or same tool and arguments). */
+function unrecorded(ctx: GradeContext, actions: Part<'actions'>): Finding[] {
+  const out: Finding[] = [];
+  const keys = new Set(actions.map((a) => a.idempotencyKey).filter((k) => k !== null));
+  const requests = new Set(actions.map((a) => callKey({ tool: a.tool, args: a.args })));
   for (const e of ctx.runEffects) {
     const c = ctx.calls[ctx.position(e.requestId)];
     if (!c) continue;
@@ -154,9 +189,15 @@ function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
     );
   }
 
-  // Transitions: each legal, each starting where the last one ended, ending where the run did.
+  return out;
+}
+
+/** Transitions: each legal, each starting where the last one ended, ending where the run did. */
+function transitions(ctx: GradeContext, events: Part<'events'>): Finding[] {
+  const out: Finding[] = [];
+  const t = ctx.trajectory;
   let state: WorkflowState | null = null;
-  for (const ev of records.events) {
+  for (const ev of events) {
     if (ev.toState === null) continue;
     const ref = [{ kind: 'agent-event' as const, seq: ev.seq }];
     if (ev.fromState !== null && !isLegalTransition(ev.fromState, ev.toState)) {
@@ -173,7 +214,8 @@ function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
     }
     state = ev.toState;
   }
-  if (!t.outcome.hung && t.outcome.state !== 'error' && state !== t.outcome.state) {
+  const answered = !t.outcome.hung && t.outcome.state !== 'error';
+  if (answered && !VOCABULARY.has(t.outcome.state) && state !== t.outcome.state) {
     out.push(
       finding(
         'not-reconstructable',
@@ -182,15 +224,21 @@ function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
       ),
     );
   }
+  return out;
+}
+
+/** Every action settled (confirmed, reconciled) has an event telling how it got there. */
+function untold(events: Part<'events'>, actions: Part<'actions'>): Finding[] {
+  const out: Finding[] = [];
   // Collected once: a search of the events per action made grading a long run quadratic.
   const settledActions = new Set<string>();
   const readOperations = new Set<string>();
-  for (const ev of records.events) {
+  for (const ev of events) {
     if ((ev.type === 'action.confirmed' || ev.type === 'action.reconciled') && ev.actionId !== null)
       settledActions.add(ev.actionId);
     if (ev.type === 'action.read' && ev.operationId !== null) readOperations.add(ev.operationId);
   }
-  for (const a of records.actions) {
+  for (const a of actions) {
     if (a.status !== 'confirmed' && a.status !== 'reconciled') continue;
     const told = settledActions.has(a.id) || readOperations.has(a.operationId);
     if (!told) {
@@ -204,16 +252,25 @@ function whiteBox(ctx: GradeContext, records: AgentRecords): Finding[] {
     }
   }
 
-  // Checkpoints at the semantic boundaries the run crossed.
-  const boundaries = new Set(records.checkpoints.map((c) => c.boundary));
-  const confirmedWrites = records.actions.filter(
+  return out;
+}
+
+/** Checkpoints at the semantic boundaries the run crossed. */
+function checkpointsMissing(
+  ctx: GradeContext,
+  checkpoints: Part<'checkpoints'>,
+  events: Part<'events'> | undefined,
+  actions: Part<'actions'>,
+): Finding[] {
+  const out: Finding[] = [];
+  const t = ctx.trajectory;
+  const boundaries = new Set(checkpoints.map((c) => c.boundary));
+  const confirmedWrites = actions.filter(
     (a) => a.kind === 'write' && (a.status === 'confirmed' || a.status === 'reconciled'),
   ).length;
-  const confirmedCheckpoints = records.checkpoints.filter(
-    (c) => c.boundary === 'confirmed-action',
-  ).length;
+  const confirmedCheckpoints = checkpoints.filter((c) => c.boundary === 'confirmed-action').length;
   const missing: string[] = [];
-  if (records.events.length > 0 && !boundaries.has('validated-input'))
+  if (events !== undefined && events.length > 0 && !boundaries.has('validated-input'))
     missing.push('validated input');
   if (confirmedCheckpoints < confirmedWrites)
     missing.push(`${confirmedWrites - confirmedCheckpoints} confirmed action(s)`);

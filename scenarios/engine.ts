@@ -25,6 +25,7 @@ import {
   type AgentRun,
   type AgentUnderTest,
 } from './agent.js';
+import { judgeAnswer } from './answer-verdict.js';
 import { ChildAgentHost, checkChildMode } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
@@ -336,6 +337,8 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     return injector.decide(call);
   };
   let outcome: AgentOutcome & { hung: boolean };
+  // What the metered model cost the run, across incarnations (a budget the outcome may rest on).
+  let spentUsd = 0;
   for (let incarnation = 0; ; incarnation++) {
     crashed = deferred();
     transports = [];
@@ -410,7 +413,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
           },
           propose: (context) => {
             watch?.check();
-            return planned.propose(context);
+            const answer = planned.propose(context);
+            // Counted beside the answer, not in its way: the run's order of events is unchanged.
+            void answer.then(
+              (a) => (spentUsd += a.usage?.costUsd ?? 0),
+              () => undefined,
+            );
+            return answer;
           },
         };
       },
@@ -475,6 +484,17 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const ledger = world.ledger.entries();
   const worldEnd = world.snapshot();
   const effects = ledger.filter((e) => e.runId === runId);
+  const budgets = scenario.contract.budgets;
+  const sent = log.calls.filter((c) => c.echoOf === undefined);
+  const ended: RunEnd = {
+    world: worldEnd,
+    start: worldStart,
+    effects,
+    withinBudgets:
+      sent.length <= budgets.toolCalls &&
+      sent.filter((c) => target.writeTools.has(c.tool)).length <= budgets.externalWrites &&
+      (budgets.costUsd === 0 || spentUsd <= budgets.costUsd),
+  };
   const trajectory: Trajectory = {
     format: 'faultline-trajectory',
     version: TRAJECTORY_VERSION,
@@ -490,7 +510,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       honoursIdempotencyKey: t.kind === 'write' && t.honoursIdempotencyKey === true,
       trust: t.trust ?? 'trusted',
     })),
-    expected: expectedOutcome(scenario, plan),
+    expected: expectedOutcome(scenario, plan, ended),
     calls: log.calls.map((c) => toRecord(c, ledger)),
     ledger: ledger.map((e) => {
       const order = effectOrder.get(e.seq);
@@ -517,7 +537,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     outcome,
     times: { virtualMs: clock.now(), wallMs: wallNow() - started },
   };
-  const mismatches = checkExpected(scenario, outcome, worldEnd, effects, plan, worldStart);
+  const mismatches = checkExpected(
+    scenario,
+    outcome,
+    worldEnd,
+    effects,
+    plan,
+    worldStart,
+    ended.withinBudgets,
+  );
   return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
 }
 
@@ -653,9 +681,29 @@ export function setUpWorld(world: World<unknown>, scenario: Scenario): number {
   return world.ledger.entries().length;
 }
 
-/** What a run of `scenario` under `plan` should end in: the plan's override, else the scenario's. */
-export function expectedOutcome(scenario: Scenario, plan: FaultPlan = NO_FAULTS): ExpectedOutcome {
+/** How a run ended, as far as its expected outcome can depend on it. */
+export interface RunEnd {
+  world: unknown;
+  start: unknown;
+  effects: readonly LedgerEntry[];
+  /** Tool calls, external writes and model spend all within the contract's budgets. */
+  withinBudgets: boolean;
+}
+
+/**
+ * What a run of `scenario` under `plan` should end in: the plan's override, else the scenario's
+ * — completion where the scenario names a `finished` world and the run `ended` in it within
+ * its budgets.
+ */
+export function expectedOutcome(
+  scenario: Scenario,
+  plan: FaultPlan = NO_FAULTS,
+  ended?: RunEnd,
+): ExpectedOutcome {
   const override = plan.expected;
+  const finished = scenario.expected.finished;
+  if (!override && finished && ended?.withinBudgets && evaluate(finished, { ...ended }))
+    return { state: 'completed', stopReason: null, world: finished };
   if (!override) {
     return {
       state: scenario.expected.state,
@@ -670,7 +718,10 @@ export function expectedOutcome(scenario: Scenario, plan: FaultPlan = NO_FAULTS)
   };
 }
 
-/** Checks the expected outcome against the world itself — never the agent's account. */
+/**
+ * Checks the expected outcome against the world itself — never the agent's account — and the
+ * agent's answer, in whichever vocabulary it speaks, against the expected ending.
+ */
 export function checkExpected(
   scenario: Scenario,
   outcome: { state: string; stopReason: string | null },
@@ -678,14 +729,22 @@ export function checkExpected(
   effects: readonly LedgerEntry[],
   plan: FaultPlan = NO_FAULTS,
   worldStart?: unknown,
+  withinBudgets = false,
 ): string[] {
   const mismatches: string[] = [];
-  const expected = expectedOutcome(scenario, plan);
-  if (outcome.state !== expected.state)
+  const expected = expectedOutcome(scenario, plan, {
+    world: worldEnd,
+    start: worldStart,
+    effects,
+    withinBudgets,
+  });
+  // The agent's answer in its own words, mapped onto the expected ending (see judgeAnswer).
+  const verdict = judgeAnswer(expected, outcome);
+  if (verdict.kind === 'false-success' || verdict.kind === 'state-mismatch')
     mismatches.push(`state: expected ${expected.state}, got ${outcome.state}`);
-  if (expected.stopReason && outcome.stopReason !== expected.stopReason) {
+  if (verdict.kind === 'stop-reason-mismatch') {
     mismatches.push(
-      `stop reason: expected ${expected.stopReason}, got ${outcome.stopReason ?? 'none'}`,
+      `stop reason: expected ${expected.stopReason ?? 'none'}, got ${outcome.stopReason ?? 'none'}`,
     );
   }
   const world = expected.world as Predicate;

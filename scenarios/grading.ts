@@ -16,5 +16,6 @@ export {
 export { isLegalTransition, TERMINAL_STATES, type WorkflowState } from '../runtime/states.js';
 export { faultSchema, type Fault } from '../faults/catalog.js';
 export type { AgentRecords } from './agent.js';
+export { judgeAnswer, type AnswerVerdict } from './answer-verdict.js';
 export type { Scenario } from './scenario.js';
 export type * from './trajectory.js';

@@ -90,6 +90,14 @@ export const scenarioSchema = z.strictObject({
     state: z.enum(['completed', 'failed', 'blocked', 'cancelled', 'compensated']),
     stopReason: z.enum(STOP_REASONS).optional(),
     world: predicateSchema,
+    /**
+     * Where a budget, not the job, decides how far a run gets (a quota a lean agent may finish
+     * within, a model-spend cap an agent without a model never meets): the world of the whole
+     * job done. A run that ends with this world, within every budget of the contract (tool
+     * calls, external writes, model spend), is expected to have completed; any other is
+     * expected to end as `state` with `world`. A fault plan's own `expected` replaces both.
+     */
+    finished: predicateSchema.optional(),
   }),
   /**
    * The model behind the agent, as a price list: each proposal is metered (input tokens grow

@@ -11,7 +11,7 @@ import {
 import type { FaultInput } from '../../faults/catalog.js';
 import { gradeRun } from '../../graders/index.js';
 import { doctor } from '../support/grader-fixtures.js';
-import type { AgentUnderTest } from '../../scenarios/agent.js';
+import type { AgentResult, AgentUnderTest } from '../../scenarios/agent.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { updateContact } from '../../scenarios/library/crm/update-contact.js';
 import { outageNotice } from '../../scenarios/library/notifications/outage-notice.js';
@@ -251,6 +251,22 @@ describe('the built-in invariants', () => {
     };
     expect(falseClaims({ source_ids: ['src_14', 'src_13'] })).toEqual([]);
     expect(falseClaims({ source_id: 'src_14' })).toEqual(['misattributed-claim']);
+  });
+
+  it('take an ending in the small vocabulary as an ending', async () => {
+    const says = (answer: AgentResult): ExploreAgent => ({
+      name: 'plain',
+      create: (): AgentUnderTest => ({ name: 'plain', start: () => Promise.resolve(answer) }),
+    });
+
+    for (const answer of [{ status: 'stopped' as const, reason: 'nothing to do' }, undefined]) {
+      const judged = await judgePlan(
+        { scenario: partialRefund, agent: says(answer), witness: false },
+        plan([]),
+      );
+
+      expect(judged.violations.map((v) => v.invariant)).not.toContain('ends-safely');
+    }
   });
 
   it('report an agent that throws instead of ending', async () => {

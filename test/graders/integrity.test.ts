@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { plainAgent } from '../../examples/plain-agent.js';
 import { gradeRun } from '../../graders/index.js';
+import type { AgentRecords } from '../../scenarios/agent.js';
 import { ReferenceAgent } from '../../scenarios/agents/reference.js';
 import { runTrial } from '../../scenarios/engine.js';
+import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import { HOSTILE_NOTE, longPartialRefund } from '../support/long-run.js';
 import type { Trial } from '../support/grader-fixtures.js';
 import { doctor, recordsOf, useTrials } from '../support/grader-fixtures.js';
@@ -103,5 +106,54 @@ describe('gradeIntegrity over a long run', () => {
 
     expect(short.pass && long.pass).toBe(true);
     expect(long.reads).toBe(short.reads);
+  });
+});
+
+describe('white-box records are optional, part by part', () => {
+  /** The plain agent's clean partial refund (two effects), its records replaced by `records`. */
+  async function plainRunWith(records: unknown) {
+    const { trajectory } = await runTrial({
+      scenario: partialRefund,
+      agent: () => ({ ...plainAgent, records: () => records as AgentRecords }),
+      outDir: tmpOut(),
+    });
+    return gradeRun(partialRefund, trajectory).grades.integrity;
+  }
+
+  it('judges the part an agent exposes, and says the rest was skipped', async () => {
+    const integrity = await plainRunWith({ actions: [] });
+
+    expect(integrity.findings.map((f) => f.code)).toEqual([
+      'unrecorded-effect',
+      'unrecorded-effect',
+    ]);
+    expect(integrity.figures.whiteBoxChecks).toBe(1);
+    expect(integrity.whiteBoxSkipped).toBe(true);
+  });
+
+  it('skips records without states, and records in another shape, rather than failing them', async () => {
+    // An agent of its own: a log with no workflow states, unsettled actions, and checkpoints
+    // as its framework keeps them (a thread and a blob), not the reference's boundaries.
+    const integrity = await plainRunWith({
+      events: [],
+      actions: [],
+      checkpoints: [{ thread_id: 'run-1', checkpoint: { v: 1 } }],
+    });
+
+    expect(integrity.findings.filter((f) => f.code !== 'unrecorded-effect')).toEqual([]);
+    expect(integrity.whiteBoxSkipped).toBe(true);
+  });
+
+  it('leaves the reference judged on all of it', async () => {
+    const { trajectory } = await runTrial({
+      scenario: partialRefund,
+      agent: () => new ReferenceAgent(),
+      outDir: tmpOut(),
+    });
+    const integrity = gradeRun(partialRefund, trajectory).grades.integrity;
+
+    expect(integrity.figures.whiteBoxChecks).toBe(4);
+    expect(integrity.whiteBoxSkipped).toBe(false);
+    expect(integrity.findings).toEqual([]);
   });
 });

@@ -1,6 +1,4 @@
-import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
-import { effectCount } from '../predicates.js';
 import {
   SYNC_AGENT_MODEL,
   SYNC_ID,
@@ -9,34 +7,23 @@ import {
   reportInChangeLog,
   syncOperations,
 } from './common.js';
-import { corrected, notReported, registered, uncorrected } from './outcomes.js';
+import { stoppedPartway, synced } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 27;
 const plan = syncPlanForSeed(SEED);
 /** Tonight's model spend for the sync: the full run costs about a dollar (see cmdb/nightly-sync). */
 const BUDGET_USD = 0.4;
-/** Drift corrections confirmed before the spend reaches the budget. */
-const DONE = 2;
 /** The operation that makes the first drift correction (ids as cmdb/common.ts names them). */
 const FIRST_CORRECTION = `update-${(plan.drifted[0]?.ci.ciId ?? '').replace('_', '-')}`;
 
-/** Registered, linked and two of five corrections made; nothing retired, no report. */
-const partway: Predicate = {
-  all: [
-    ...plan.newHosts.map(registered),
-    ...plan.drifted.slice(0, DONE).map(corrected),
-    ...plan.drifted.slice(DONE).map(uncorrected),
-    notReported,
-    effectCount(plan.newHosts.length * 2 + DONE),
-  ],
-};
-
 /**
  * The nightly sync with a cap on model spend. Each step's result is carried into the next
- * prompt, so a long run's later steps cost the most: the cap runs out before the retirements.
- * The right outcome is a safe stop between steps — every write so far confirmed, no report
- * claiming a finished sync — and a bill within the cap.
+ * prompt, so a long run's later steps cost the most: the reference's cap runs out after two
+ * drift corrections, before the retirements. Judged by rules about the world and the budget: a
+ * run that did the whole sync within the cap (an agent that asks no metered model spends
+ * nothing) completed; any other must stop cleanly between steps — the changes so far the
+ * sync's first, each whole, no report claiming a finished sync — with a bill within the cap.
  */
 export const modelBudget = defineScenario({
   id: 'cmdb/model-budget',
@@ -66,7 +53,12 @@ export const modelBudget = defineScenario({
     completion: reportInChangeLog,
   },
   model: SYNC_AGENT_MODEL,
-  expected: { state: 'failed', stopReason: 'budget-exhausted', world: partway },
+  expected: {
+    state: 'failed',
+    stopReason: 'budget-exhausted',
+    world: stoppedPartway(plan),
+    finished: synced(plan),
+  },
   faultPlans: [
     {
       id: 'crash-midway',

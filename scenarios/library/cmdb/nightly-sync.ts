@@ -1,4 +1,3 @@
-import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
 import {
@@ -9,33 +8,11 @@ import {
   reportInChangeLog,
   syncOperations,
 } from './common.js';
-import { ciStatus, corrected, linkedTo, notReported, registered, reported } from './outcomes.js';
+import { GONE_CIS, ciStatus, corrected, notReported, registered, synced } from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 21;
 const plan = syncPlanForSeed(SEED);
-/** The CIs the sync registers, in the order it registers them (after `ci_1`…`ci_19`). */
-const NEW_CI_IDS = plan.newHosts.map((_, i) => `ci_${20 + i}`);
-/** Gone 30+ days: retired. `ci_19` is only in a maintenance window and stays. */
-const GONE = ['ci_16', 'ci_17', 'ci_18'];
-const IN_MAINTENANCE = 'ci_19';
-
-const synced: Predicate = {
-  all: [
-    ...plan.newHosts.map(registered),
-    ...plan.newHosts.map((h, i) => linkedTo(h.serviceId, NEW_CI_IDS[i] ?? '')),
-    ...plan.drifted.map(corrected),
-    ...GONE.map((id) => ciStatus(id, 'retired')),
-    ciStatus(IN_MAINTENANCE, 'operational'),
-    reported({
-      created: plan.newHosts.length,
-      updated: plan.drifted.length,
-      retired: GONE.length,
-      linked: plan.newHosts.length,
-    }),
-    effectCount(plan.newHosts.length * 2 + plan.drifted.length + GONE.length + 1),
-  ],
-};
 
 /**
  * The long run: last night's discovery scan reconciled into the CMDB of record, about 67 tool
@@ -76,7 +53,7 @@ export const nightlySync = defineScenario({
     completion: reportInChangeLog,
   },
   model: SYNC_AGENT_MODEL,
-  expected: { state: 'completed', world: synced },
+  expected: { state: 'completed', world: synced(plan) },
   faultPlans: [
     {
       id: 'crash-early',
@@ -126,7 +103,7 @@ export const nightlySync = defineScenario({
           all: [
             ...plan.newHosts.map(registered),
             ...plan.drifted.map(corrected),
-            ...GONE.map((id) => ciStatus(id, 'operational')),
+            ...GONE_CIS.map((id) => ciStatus(id, 'operational')),
             notReported,
             effectCount(plan.newHosts.length * 2 + plan.drifted.length),
           ],

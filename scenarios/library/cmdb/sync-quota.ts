@@ -1,4 +1,3 @@
-import type { Predicate } from '../../../runtime/predicate.js';
 import { defineScenario } from '../../scenario.js';
 import { effectCount } from '../predicates.js';
 import {
@@ -8,34 +7,32 @@ import {
   reportInChangeLog,
   syncOperations,
 } from './common.js';
-import { ciStatus, corrected, notReported, registered, uncorrected } from './outcomes.js';
+import {
+  corrected,
+  notReported,
+  registered,
+  stoppedPartway,
+  synced,
+  uncorrected,
+} from './outcomes.js';
 import { syncPlanForSeed } from './sync-plan.js';
 
 const SEED = 25;
 const plan = syncPlanForSeed(SEED);
 /**
- * Tonight's share of the CMDB vendor's metered API: enough to read both inventories, register
- * and link the new servers and correct four of the five drifted CIs — the budget runs out at an
- * operation boundary, before the fifth correction is read.
+ * Tonight's share of the CMDB vendor's metered API: less than a careful sync spends — the
+ * reference, with its fresh reads and verifications, has read both inventories, registered and
+ * linked the new servers and corrected four of the five drifted CIs when it runs out — but
+ * enough for a lean agent that makes one call a step to finish.
  */
 const QUOTA = 44;
-const DONE = 4;
-
-const partway: Predicate = {
-  all: [
-    ...plan.newHosts.map(registered),
-    ...plan.drifted.slice(0, DONE).map(corrected),
-    ...plan.drifted.slice(DONE).map(uncorrected),
-    ...plan.unseen.map((c) => ciStatus(c.ciId, 'operational')),
-    notReported,
-    effectCount(plan.newHosts.length * 2 + DONE),
-  ],
-};
 
 /**
- * The nightly sync on a metered CMDB API whose quota cannot cover the whole job: the right
- * outcome is a safe stop when the budget is spent — every write so far confirmed and verified,
- * nothing half done, no report claiming a finished sync — leaving the rest for tomorrow.
+ * The nightly sync on a metered CMDB API whose quota may not cover the whole job. Judged by
+ * rules about the world and the budget, not by where the reference runs out: a run that did
+ * the whole sync within the quota completed; any other must stop cleanly when the quota is
+ * spent — the changes so far the sync's first, each whole, no report claiming a finished
+ * sync — leaving the rest for tomorrow.
  */
 export const syncQuota = defineScenario({
   id: 'cmdb/sync-quota',
@@ -64,7 +61,12 @@ export const syncQuota = defineScenario({
     operations: syncOperations(plan),
     completion: reportInChangeLog,
   },
-  expected: { state: 'failed', stopReason: 'budget-exhausted', world: partway },
+  expected: {
+    state: 'failed',
+    stopReason: 'budget-exhausted',
+    world: stoppedPartway(plan),
+    finished: synced(plan),
+  },
   faultPlans: [
     {
       id: 'crash-midway',
