@@ -45,6 +45,9 @@ export function gradeOutcome(ctx: GradeContext): Grade {
         at,
       ),
     );
+  } else if (got.state === 'returned') {
+    // The agent said nothing of how it ended (a stock client; a served session): it is judged
+    // by the world alone, below.
   } else if (got.state !== expected.state) {
     findings.push(
       finding(
