@@ -67,18 +67,12 @@ async function serveHttp(
 describe('faultline serve over stdio: a stock MCP client in a child process', () => {
   it('grades a correct client as a pass, and show reads the run', { timeout: 120_000 }, () => {
     const out = tempDir('serve-stdio');
-    const ran = client([
-      '--',
-      process.execPath,
-      FAULTLINE,
-      'serve',
-      'refunds/partial-refund',
-      '--stdio',
-      '--time-scale',
-      SCALE,
-      '--out',
-      out,
-    ]);
+    // The README's example, word for word, writing into a folder of the test's own.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const example = /<!-- serve-example -->\s*```\n(.*)\n```/.exec(readme)?.[1] ?? '';
+    const [node, script, ...args] = example.split(' ');
+    expect([node, script]).toEqual(['node', 'test/fixtures/mcp-client.js']);
+    const ran = client([...args, '--out', out]);
 
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toBe('');
