@@ -226,16 +226,14 @@ export class ServeSession implements AgentUnderTest {
  * wall time, so it is told the window's wall length (`retryAfterMs × scale`, rounded up). The
  * wire log keeps the virtual figure the graders judge by.
  */
-export function inClientTime<T extends { _meta?: Record<string, unknown> | undefined }>(
-  result: T,
-  scale: number,
-): T {
-  const error = result._meta?.[META.error] as { retryAfterMs?: unknown } | undefined;
+export function inClientTime<T extends object>(result: T, scale: number): T {
+  const meta = (result as { _meta?: Record<string, unknown> })._meta;
+  const error = meta?.[META.error] as { retryAfterMs?: unknown } | undefined;
   if (typeof error?.retryAfterMs !== 'number') return result;
   return {
     ...result,
     _meta: {
-      ...result._meta,
+      ...meta,
       [META.error]: { ...error, retryAfterMs: Math.ceil(error.retryAfterMs * scale) },
     },
   };

@@ -8,8 +8,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import { formatDuration } from '../../reports/duration.js';
 import { runPassed } from '../../reports/graded.js';
-import { reporter } from '../../reports/reporters.js';
-import { ResultsWriter } from '../../reports/results.js';
+import { REPORTERS, reporter } from '../../reports/reporters.js';
+import { ResultsWriter, writeFileAtomic } from '../../reports/results.js';
 import { validateFaultPlan } from '../../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { loadScenarioFile, worldOf } from '../../scenarios/load.js';
@@ -64,6 +64,8 @@ Options:
   --out DIR            result set folder (default: .faultline/serve); the session's set
                        replaces the one there
   --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
+  --reporter NAME      ${Object.keys(REPORTERS).join('|')}; repeatable (default: table);
+                       files go to --out
   -h, --help           show this help
 
 The session ends when the client closes it (stdin closed; HTTP DELETE of the session), after
@@ -87,6 +89,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       idle: { type: 'string' },
       out: { type: 'string' },
       scenarios: { type: 'string', multiple: true },
+      reporter: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -109,6 +112,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const scale = timeScale(values['time-scale']);
   const out = values.out ?? join('.faultline', 'serve');
   checkOutputFolder(out, '--out');
+  const chosen = (values.reporter ?? ['table']).map((name) => reporter(name));
   const scenarioFiles = values.scenarios ?? [];
   const scenario = await findScenario(id, scenarioFiles);
   const plan = findPlan(scenario, values.plan ?? NO_FAULTS.id);
@@ -234,12 +238,17 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     say(
       `[1/1] ${passed ? 'ok  ' : 'FAIL'} ${result.scenarioId} / ${result.faultPlanId} → ${result.state} (${formatDuration(result.figures.virtualMs)} virtual) · ${agent}${session.version === '' ? '' : ` ${session.version}`} · ${session.endReason ?? ''}`,
     );
-    say(
-      reporter('table').render(
+    for (const r of chosen) {
+      const text = r.render(
         { results: [result], k: 1, trajectory: () => trajectory, notApplicable: [] },
         { color: io.color && !values.stdio },
-      ),
-    );
+      );
+      if (r.name === 'table') say(text);
+      else {
+        writeFileAtomic(join(out, r.file), text);
+        say(`${r.name} report: ${join(out, r.file)}`);
+      }
+    }
     say(
       `${formatDuration(result.figures.virtualMs)} virtual in ${(result.figures.wallMs / 1000).toFixed(2)} s · results in ${join(out, 'results.jsonl')}`,
     );

@@ -38,7 +38,12 @@ function only(out: string): { result: RunResult; trajectory: Trajectory } {
 /** `faultline serve … --port 0` in the background: its URL and token, and how it ended. */
 async function serveHttp(
   args: readonly string[],
-): Promise<{ url: string; token: string; ended: Promise<Ran> }> {
+): Promise<{
+  url: string;
+  token: string;
+  ended: Promise<Ran>;
+  kill: (signal: NodeJS.Signals) => void;
+}> {
   const child = spawn(process.execPath, [FAULTLINE, 'serve', ...args, '--port', '0'], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1' },
@@ -61,7 +66,14 @@ async function serveHttp(
       reject(new Error(`serve ended before listening: ${ran.stderr}`));
     });
   });
-  return { url: line[1]!, token: line[2]!, ended };
+  return {
+    url: line[1]!,
+    token: line[2]!,
+    ended,
+    kill: (signal) => {
+      child.kill(signal);
+    },
+  };
 }
 
 describe('faultline serve over stdio: a stock MCP client in a child process', () => {
@@ -176,6 +188,35 @@ describe('faultline serve over Streamable HTTP', () => {
     },
   );
 
+  it(
+    'grades a client that left without ending its session when interrupted, with the HTML report',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const out = tempDir('serve-sigint');
+      const served = await serveHttp([
+        'refunds/partial-refund',
+        '--time-scale',
+        SCALE,
+        '--reporter',
+        'html',
+        '--out',
+        out,
+      ]);
+      const ran = client(['--leave', '--url', served.url], { FAULTLINE_TOKEN: served.token });
+      expect(ran.status, ran.stderr).toBe(0);
+      served.kill('SIGINT');
+      const ended = await served.ended;
+
+      expect(ended.status, ended.stderr).toBe(0);
+      expect(ended.stdout).toContain('· fixture-client 1.2.3 · interrupted (SIGINT)');
+      expect(ended.stdout).toContain(`html report: ${join(out, 'report.html')}`);
+      expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('refunds/partial-refund');
+      expect(only(out).result).toMatchObject({ pass: true, detail: 'interrupted (SIGINT)' });
+    },
+  );
+
   it('ends after --idle with no client, writing nothing', { timeout: 120_000 }, async () => {
     const out = join(tempDir('serve-idle'), 'set');
     const served = await serveHttp(['refunds/partial-refund', '--idle', '1', '--out', out]);
@@ -227,6 +268,7 @@ describe('faultline serve: bad input', () => {
     [['refunds/partial-refund', '--stdio', '--seed', '-1'], /--seed must be a whole number/],
     [['refunds/partial-refund', '--stdio', '--idle', '0'], /--idle must be a whole number from 1/],
     [['refunds/partial-refund', '--stdio', '--bogus'], /Unknown option '--bogus'/],
+    [['refunds/partial-refund', '--stdio', '--reporter', 'nope'], /unknown reporter "nope"/],
     [
       [
         'fixtures/child-crash',
