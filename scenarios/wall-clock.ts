@@ -3,9 +3,12 @@ import type { RunClock } from './run-clock.js';
 
 interface WallTimer {
   readonly at: number;
+  readonly seq: number;
   readonly fire: () => void;
-  handle?: NodeJS.Timeout;
 }
+
+/** The longest wait `setTimeout` takes (a longer one fires at once). */
+const MAX_WAIT = 2_147_483_647;
 
 /**
  * A run's clock for a client that lives in wall time (`faultline serve`): virtual time is
@@ -31,7 +34,11 @@ export class ScaledWallClock implements RunClock {
   /** The latest due time of a timer fired: `now` never reads less. */
   private floor = 0;
   private order = 0;
-  private readonly timers = new Set<WallTimer>();
+  private seq = 0;
+  /** Waiting timers, the earliest first (ties: in the order they were set). */
+  private timers: WallTimer[] = [];
+  /** The one wall timer, for the earliest of them. */
+  private handle: NodeJS.Timeout | undefined;
 
   /** @param scale wall milliseconds per virtual millisecond, in (0, 1]. */
   constructor(
@@ -46,7 +53,7 @@ export class ScaledWallClock implements RunClock {
   start(): void {
     if (this.startedAt !== undefined) return;
     this.startedAt = this.wallNow();
-    for (const timer of this.timers) this.arm(timer);
+    this.schedule();
   }
 
   get started(): boolean {
@@ -69,7 +76,7 @@ export class ScaledWallClock implements RunClock {
   }
 
   get pendingTimers(): number {
-    return this.timers.size;
+    return this.timers.length;
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -77,37 +84,50 @@ export class ScaledWallClock implements RunClock {
   }
 
   setTimer(ms: number, fire: () => void): () => void {
-    const timer: WallTimer = { at: this.now() + Math.max(0, ms), fire };
-    this.timers.add(timer);
-    if (this.startedAt !== undefined) this.arm(timer);
+    const timer: WallTimer = { at: this.now() + Math.max(0, ms), seq: this.seq++, fire };
+    this.timers.push(timer);
+    this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    this.schedule();
     return () => {
-      clearTimeout(timer.handle);
-      this.timers.delete(timer);
+      const at = this.timers.indexOf(timer);
+      if (at < 0) return;
+      this.timers.splice(at, 1);
+      this.schedule();
     };
   }
 
   /** Cancels every timer still waiting (the run is over: nothing of it may fire later). */
   stop(): void {
-    for (const timer of this.timers) clearTimeout(timer.handle);
-    this.timers.clear();
+    clearTimeout(this.handle);
+    this.handle = undefined;
+    this.timers = [];
   }
 
-  private arm(timer: WallTimer): void {
-    // setTimeout takes at most 2^31 - 1 ms; a longer wait re-arms when that one ends.
-    const wall = Math.min((timer.at - this.now()) * this.scale, 2_147_483_647);
-    timer.handle = setTimeout(
-      () => {
-        if (!this.timers.has(timer)) return;
-        // Still far off (a wait longer than setTimeout takes): wait the rest.
-        if ((timer.at - this.now()) * this.scale > 1) {
-          this.arm(timer);
-          return;
-        }
-        this.timers.delete(timer);
-        this.floor = Math.max(this.floor, timer.at);
-        timer.fire();
-      },
-      Math.max(0, wall),
-    );
+  /** One wall timer for the earliest timer: timers fire one by one, in order of due time. */
+  private schedule(): void {
+    clearTimeout(this.handle);
+    this.handle = undefined;
+    const next = this.timers[0];
+    if (this.startedAt === undefined || !next) return;
+    const wall = Math.min(Math.max(0, (next.at - this.now()) * this.scale), MAX_WAIT);
+    this.handle = setTimeout(() => {
+      this.fireNext();
+    }, wall);
+  }
+
+  private fireNext(): void {
+    this.handle = undefined;
+    const next = this.timers[0];
+    if (!next) return;
+    // Still far off: a wait longer than setTimeout takes. (Node may wake a little early; within
+    // a wall millisecond the timer is due, and time is moved to its due time.)
+    if ((next.at - this.now()) * this.scale > 1) {
+      this.schedule();
+      return;
+    }
+    this.timers.shift();
+    this.floor = Math.max(this.floor, next.at);
+    next.fire();
+    this.schedule();
   }
 }

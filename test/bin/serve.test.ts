@@ -36,9 +36,7 @@ function only(out: string): { result: RunResult; trajectory: Trajectory } {
 }
 
 /** `faultline serve … --port 0` in the background: its URL and token, and how it ended. */
-async function serveHttp(
-  args: readonly string[],
-): Promise<{
+async function serveHttp(args: readonly string[]): Promise<{
   url: string;
   token: string;
   ended: Promise<Ran>;

@@ -44,7 +44,9 @@ describe('ScaledWallClock', () => {
     await clock.sleep(16_000);
 
     expect(seen).toHaveLength(3);
-    seen.forEach((at, i) => { expect(at).toBeGreaterThanOrEqual((i + 1) * 5_000); });
+    seen.forEach((at, i) => {
+      expect(at).toBeGreaterThanOrEqual((i + 1) * 5_000);
+    });
     clock.stop();
   });
 
