@@ -9,6 +9,7 @@ import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
 import { MERGE_HELP, mergeCommand } from './commands/merge.js';
 import { PROMOTE_HELP, promoteCommand } from './commands/promote.js';
 import { RUN_HELP, runCommand } from './commands/run.js';
+import { SERVE_HELP, serveCommand } from './commands/serve.js';
 import { SHOW_HELP, showCommand } from './commands/show.js';
 import { processIo, type Io } from './io.js';
 import { UsageError } from './usage-error.js';
@@ -26,6 +27,7 @@ Commands:
   merge DIR…        combine the result sets of sharded runs into one
   matrix [globs…]   run the agent zoo, grade every run, and check each mutant is caught
   explore SCENARIO  search fault plans for the smallest one that breaks an agent
+  serve SCENARIO    serve a scenario's world and fault plan to any MCP client, grade the session
 
 Run 'faultline <command> --help' for a command's options.`;
 
@@ -39,6 +41,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => 
     merge: { help: MERGE_HELP, run: mergeCommand },
     matrix: { help: MATRIX_HELP, run: matrixCommand },
     explore: { help: EXPLORE_HELP, run: exploreCommand },
+    serve: { help: SERVE_HELP, run: serveCommand },
   };
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */

@@ -28,7 +28,7 @@ import {
   type RunReach,
 } from '../scenarios/mode-reach.js';
 import { loadRegressions } from '../scenarios/regression.js';
-import { runScenario } from '../scenarios/runner.js';
+import { runScenario, type ScenarioRunResult } from '../scenarios/runner.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Trajectory } from '../scenarios/trajectory.js';
 import { VirtualClock } from '../scenarios/virtual-clock.js';
@@ -408,6 +408,18 @@ export async function runCase(
     seed: c.seed,
     trial: c.trial,
   });
+  return caseResult(c, agentName, run);
+}
+
+/**
+ * The graded record of one finished run of a case, and its trajectory: what `run` stores for
+ * each case and `serve` for its session.
+ */
+export function caseResult(
+  c: SuiteCase,
+  agentName: string,
+  run: Pick<ScenarioRunResult, 'trajectory' | 'mismatches' | 'writesConfirmed' | 'effects'>,
+): { result: RunResult; trajectory: Trajectory } {
   const { trajectory } = run;
   const grades = gradeRun(c.scenario, trajectory);
   const summary = gradedRun(c.scenario, trajectory, grades);

@@ -37,6 +37,7 @@ import {
   type Trajectory,
   type WireCallRecord,
 } from './trajectory.js';
+import type { RunClock } from './run-clock.js';
 import { VirtualClock } from './virtual-clock.js';
 import { RunTimers, wallNow } from './virtual-timers.js';
 import { ApprovalDesk } from './world/approval-desk.js';
@@ -72,6 +73,11 @@ export interface TrialOptions {
   outDir: string;
   /** Wall-clock limit for one trial, so a hung agent cannot hang a suite. Default 60 s. */
   wallLimitMs?: number;
+  /**
+   * The run's clock. Default: a fresh {@link VirtualClock}; `faultline serve` gives one that
+   * follows wall time, since its agent is a live client.
+   */
+  clock?: RunClock;
 }
 
 export interface TrialResult {
@@ -207,7 +213,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const seed =
     options.seed ?? trialSeed(options.baseSeed ?? scenario.world.seed, scenario.id, plan.id, trial);
   const runId = options.runId ?? `${scenario.id}#${plan.id}#${trial}`;
-  const clock = new VirtualClock();
+  const clock = options.clock ?? new VirtualClock();
   const factory = WORLDS[scenario.world.name];
   if (!factory) {
     throw new InvalidInputError(`scenario ${scenario.id}`, [
@@ -568,7 +574,7 @@ interface Watchdog {
  * `stop` it once the race is over.
  */
 function watchdog(
-  clock: VirtualClock,
+  clock: RunClock,
   log: WireLog,
   wallLimitMs: number,
   /** When the trial began (`wallNow()`): the limit is the trial's, across restarts. */

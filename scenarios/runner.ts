@@ -3,6 +3,7 @@ import type { Safeguards } from '../runtime/safeguards.js';
 import type { AgentRecords, AgentUnderTest } from './agent.js';
 import { ReferenceAgent } from './agents/reference.js';
 import { runTrial } from './engine.js';
+import type { RunClock } from './run-clock.js';
 import type { Scenario } from './scenario.js';
 import type { Trajectory } from './trajectory.js';
 
@@ -18,6 +19,10 @@ export interface RunScenarioOptions {
   faultPlan?: FaultPlan;
   /** Which trial of the scenario and plan this is (recorded in the trajectory; default 0). */
   trial?: number;
+  /** The run's clock (default: a virtual one; see `TrialOptions.clock`). */
+  clock?: RunClock;
+  /** Wall-clock limit for the run (default: the engine's). */
+  wallLimitMs?: number;
 }
 
 /** One scenario run, as plain data for reports. */
@@ -66,6 +71,8 @@ export async function runScenario(
     ...(options.trial === undefined ? {} : { trial: options.trial }),
     runId,
     outDir: options.outDir,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.wallLimitMs === undefined ? {} : { wallLimitMs: options.wallLimitMs }),
   });
   const actions = (trajectory.agentRecords as AgentRecords | null)?.actions ?? [];
   return {

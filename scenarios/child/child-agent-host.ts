@@ -10,7 +10,7 @@ import type { Operator, OperatorCommand } from '../../runtime/operator.js';
 import type { AgentOutcome, AgentUnderTest } from '../agent.js';
 import { ReferenceAgent } from '../agents/reference.js';
 import type { Trajectory } from '../trajectory.js';
-import type { VirtualClock } from '../virtual-clock.js';
+import type { RunClock } from '../run-clock.js';
 import type { World } from '../world/world.js';
 import type { ChildAgentSpec, ChildRunSpec } from './protocol.js';
 import { ChildSession, type SessionHost, type SessionTrial } from './child-session.js';
@@ -27,7 +27,7 @@ export interface ChildHostOptions {
   agent: AgentUnderTest;
   plan: FaultPlan;
   world: World<unknown>;
-  clock: VirtualClock;
+  clock: RunClock;
   operator: Operator;
   credential: RunCredential;
   /** The engine's deadline: its abort is forwarded to the child. */

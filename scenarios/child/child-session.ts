@@ -7,12 +7,12 @@ import type { ChildProcess } from 'node:child_process';
 import type { CrashProbe, ProbeInfo } from '../../runtime/crash-probe.js';
 import type { RunCredential } from '../../runtime/credential.js';
 import type { Operator, OperatorCommand } from '../../runtime/operator.js';
-import type { VirtualClock } from '../virtual-clock.js';
+import type { RunClock } from '../run-clock.js';
 import type { ChildReplies, ChildRequest, Envelope, FromChild, ToChild } from './protocol.js';
 
 /** What a session uses of the trial, which outlives it. */
 export interface SessionTrial {
-  clock: VirtualClock;
+  clock: RunClock;
   operator: Operator;
   credential: RunCredential;
   /** The engine's deadline: its abort is forwarded to the child. */
