@@ -54,11 +54,13 @@ import type { AgentOutcome } from '../agent.js';
  * `taken`. Commands sent but not taken when a child dies are sent again to the next one.
  */
 
-/** What the child needs to rebuild the agent under test (the reference runtime only, for now). */
-export interface ChildAgentSpec {
-  name: string;
-  safeguards: Partial<Safeguards>;
-}
+/**
+ * What the child needs to rebuild the agent under test: the reference runtime from data (its
+ * safeguards), or any agent from its module (absolute path; default export an agent or a
+ * factory), which the child imports.
+ */
+export type ChildAgentSpec =
+  { name: string; safeguards: Partial<Safeguards> } | { name: string; module: string };
 
 /** The run, as plain data: the credential without its revoke function (revoke is a request). */
 export interface ChildRunSpec {
