@@ -44,9 +44,11 @@ import type { AgentOutcome } from '../agent.js';
  *
  * Probes. The parent names the armed probes at start; at each of them the child asks the parent
  * (`probe` request) whether to crash — the fault injector decides, so hit counts live in the
- * parent across incarnations — and on "crash" sends itself SIGKILL. `after-apply` happens in
- * the parent: the world applied the write, the reply is withheld, and the parent kills the
- * child.
+ * parent across incarnations — and on "crash" sends itself SIGKILL. `after-apply` (and
+ * `applied-write`, a crash after the run's nth applied write) happens in the parent: the world
+ * applied the write, the reply is withheld, and the parent kills the child. A child importing
+ * an agent module counts as busy until the import settles (`ParentLink.busy`), so no virtual
+ * time passes while it loads.
  *
  * Operator. Approvals and `nextCommand` are requests answered by the parent's operator. `poll`
  * is synchronous, so the parent polls its operator whenever it sends an envelope and ships any
