@@ -438,6 +438,9 @@ export function caseResult(
     faultPlanId: c.faultPlan.id,
     faultKinds: [...new Set(c.faultPlan.faults.map((f) => f.kind))],
     faultsFired: [...new Set(trajectory.faults.fired.map((f) => f.kind))],
+    ...(trajectory.faults.notApplicable
+      ? { faultsNotApplicable: trajectory.faults.notApplicable }
+      : {}),
     trial: c.trial,
     seed: c.seed,
     state: trajectory.outcome.state,

@@ -8,6 +8,7 @@ import {
   type FaultPlan,
   type Trigger,
 } from '../faults/catalog.js';
+import type { AgentReach } from '../faults/applicability.js';
 import { canonicalJson } from '../runtime/canonical-json.js';
 import { CRASH_PROBES, type CrashProbe } from '../runtime/crash-probe.js';
 import type { Scenario } from '../scenarios/scenario.js';
@@ -19,6 +20,13 @@ export interface PlanArbitraryOptions {
   maxFaults?: number;
   /** Only these kinds (default: every kind the scenario can suffer). */
   kinds?: readonly FaultKind[];
+  /**
+   * What the explored agent lets faults reach (its `exposes`); only faults applicable to it
+   * are drawn: no model faults without a planner, and without probes no crash but the world's
+   * own `after-apply` (at any write, or at a write operation whose tool is its own). Default:
+   * everything (the reference runtime).
+   */
+  agent?: AgentReach;
 }
 
 type TriggerOn = Trigger['on'];
@@ -37,6 +45,7 @@ function triggers(
   reach: ScenarioReach,
   on: readonly TriggerOn[],
   tools: readonly string[],
+  probes = true,
 ): fc.Arbitrary<Trigger>[] {
   const out: fc.Arbitrary<Trigger>[] = [];
   for (const kind of on) {
@@ -85,15 +94,22 @@ function triggers(
         if (reach.writes.length > 0) {
           // A crash awaiting an approval only where the run can wait for one; any other probe
           // at any write (a backoff or retry-after wait fires when the plan makes the run wait).
-          const probes = (asks: boolean): readonly CrashProbe[] =>
-            asks ? CRASH_PROBES : CRASH_PROBES.filter((p) => p !== 'awaiting-approval');
+          // Without the runtime's probes only the world's own is reachable (see applicability).
+          const probesAt = (asks: boolean): readonly CrashProbe[] =>
+            !probes
+              ? ['after-apply']
+              : asks
+                ? CRASH_PROBES
+                : CRASH_PROBES.filter((p) => p !== 'awaiting-approval');
+          const own = (w: { tool: string }): boolean =>
+            probes || reach.writes.filter((o) => o.tool === w.tool).length === 1;
           const at = (
             operation: string | undefined,
             asks: boolean,
           ): fc.Arbitrary<Extract<Trigger, { on: 'probe' }>> =>
             fc
               .record({
-                probe: fc.constantFrom(...probes(asks)),
+                probe: fc.constantFrom(...probesAt(asks)),
                 nth: fc.integer({ min: 1, max: 3 }),
               })
               .map(({ probe, nth }) =>
@@ -104,7 +120,7 @@ function triggers(
           out.push(
             fc.oneof(
               at(undefined, reach.approvals > 0),
-              ...reach.writes.map((w) => at(w.id, w.asksApproval)),
+              ...reach.writes.filter(own).map((w) => at(w.id, w.asksApproval)),
             ),
           );
         }
@@ -132,9 +148,10 @@ function triggerOf(
   kind: FaultKind,
   tools: readonly string[],
   on: readonly TriggerOn[] = TRIGGERS_BY_KIND[kind],
+  probes = true,
 ): fc.Arbitrary<Trigger> | undefined {
   const allowed = on.filter((t) => TRIGGERS_BY_KIND[kind].includes(t));
-  const options = triggers(reach, allowed, tools);
+  const options = triggers(reach, allowed, tools, probes);
   return options.length === 0 ? undefined : fc.oneof(...options);
 }
 
@@ -150,7 +167,10 @@ function twiceSafe(reach: ScenarioReach): string[] {
 }
 
 /** Every kind the scenario can suffer, each as an arbitrary of faults of that kind. */
-function faultsByKind(reach: ScenarioReach): Partial<Record<FaultKind, fc.Arbitrary<Fault>>> {
+function faultsByKind(
+  reach: ScenarioReach,
+  agent: AgentReach = { probes: true, planner: true },
+): Partial<Record<FaultKind, fc.Arbitrary<Fault>>> {
   const tools = Object.keys(reach.calls).sort();
   const twice = twiceSafe(reach);
   // Step, probability and first-write triggers may land on any tool; keep them only when every
@@ -235,10 +255,17 @@ function faultsByKind(reach: ScenarioReach): Partial<Record<FaultKind, fc.Arbitr
     fc.record({ delayMs: fc.integer({ min: 1_000, max: 2 * reach.timeBudgetMs }) }),
   );
   add('cancellation', t('cancellation'), fc.constant({ reason: 'cancelled by the operator' }));
-  add('invalid-output', t('invalid-output'));
-  add('context-compaction', t('context-compaction'));
-  add('model-swap', t('model-swap'), fc.constant({ model: 'swapped-model' }));
-  add('crash', t('crash'), fc.constant({ mode: 'in-process' }));
+  // Model faults wrap a planner: only for an agent that exposes one.
+  if (agent.planner === true) {
+    add('invalid-output', t('invalid-output'));
+    add('context-compaction', t('context-compaction'));
+    add('model-swap', t('model-swap'), fc.constant({ model: 'swapped-model' }));
+  }
+  add(
+    'crash',
+    triggerOf(reach, 'crash', tools, undefined, agent.probes === true),
+    fc.constant({ mode: 'in-process' }),
+  );
   return byKind;
 }
 
@@ -253,9 +280,9 @@ function faultsByKind(reach: ScenarioReach): Partial<Record<FaultKind, fc.Arbitr
  */
 export function faultArbitrary(
   scenario: Scenario | ScenarioReach,
-  options: Pick<PlanArbitraryOptions, 'kinds'> = {},
+  options: Pick<PlanArbitraryOptions, 'kinds' | 'agent'> = {},
 ): fc.Arbitrary<Fault> {
-  const byKind = faultsByKind(reachOf(scenario));
+  const byKind = faultsByKind(reachOf(scenario), options.agent);
   const kinds = (Object.keys(byKind) as FaultKind[]).filter(
     (k) => options.kinds === undefined || options.kinds.includes(k),
   );

@@ -17,6 +17,10 @@ export function describeTrigger(trigger: Trigger): string {
       return `the ${ordinal(trigger.step)} tool call of the run`;
     case 'first-write':
       return 'the first write';
+    case 'write':
+      return `the ${ordinal(trigger.nth)} write`;
+    case 'applied-write':
+      return `right after the world applied the ${ordinal(trigger.nth)} write${trigger.tool ? ` of ${trigger.tool}` : ''}`;
     case 'time':
       return `${formatDuration(trigger.atMs)} into the run`;
     case 'probability':

@@ -11,6 +11,7 @@ import { ReferenceAgent } from '../scenarios/agents/reference.js';
 import { runScenario } from '../scenarios/runner.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Trajectory } from '../scenarios/trajectory.js';
+import type { AgentReach } from '../faults/applicability.js';
 import { faultPlanArbitrary } from './arbitraries.js';
 import {
   BUILT_IN_INVARIANTS,
@@ -237,7 +238,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   let failing: JudgedPlan | undefined;
   let harness: Error | undefined;
   const property = fc.asyncProperty(
-    faultPlanArbitrary(reach, { maxFaults }),
+    // Only faults that can reach the agent: a plan of faults it never meets proves nothing.
+    faultPlanArbitrary(reach, { maxFaults, agent: reachOfAgent(agent) }),
     async (plan): Promise<boolean> => {
       const shrinking = failing !== undefined;
       let judged: JudgedPlan;
@@ -291,4 +293,10 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     success: final.success,
     trajectory: final.trajectory,
   };
+}
+
+/** What the explored agent lets faults reach, from what an instance of it exposes. */
+function reachOfAgent(agent: ExploreAgent): AgentReach {
+  const exposes = agent.create({ store: 'memory' }).exposes ?? {};
+  return { probes: exposes.probes === true, planner: exposes.planner === true };
 }

@@ -71,6 +71,8 @@ export const triggerSchema = z.discriminatedUnion('on', [
   z.strictObject({ on: z.literal('step'), step: positive }),
   /** The first call to a tool that writes. */
   z.strictObject({ on: z.literal('first-write') }),
+  /** The nth call of any tool that writes (1-based): a point every agent that writes meets. */
+  z.strictObject({ on: z.literal('write'), nth: positive }),
   /** Virtual time, in milliseconds since the run started. */
   z.strictObject({ on: z.literal('time'), atMs: z.number().int().nonnegative() }),
   /** Each call (of `tool`, when given) with probability `p`, drawn from the trial's seed. */
@@ -85,6 +87,16 @@ export const triggerSchema = z.discriminatedUnion('on', [
     probe: z.enum(CRASH_PROBES),
     operation: z.string().min(1).optional(),
     nth: positive.default(1),
+  }),
+  /**
+   * Right after the world applied the run's nth write (of `tool`, when given) — a crash any
+   * agent meets, probes or not: the effect exists and the agent never hears of it. Counted per
+   * request the world applied, across incarnations.
+   */
+  z.strictObject({
+    on: z.literal('applied-write'),
+    nth: positive.default(1),
+    tool: z.string().min(1).optional(),
   }),
   /** The nth proposal the planner is asked for (model faults). */
   z.strictObject({ on: z.literal('proposal'), nth: positive }),
@@ -193,7 +205,7 @@ export const faultSchema = z.discriminatedUnion('kind', [
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultInput = z.input<typeof faultSchema>;
 
-const ON_CALLS = ['call', 'step', 'first-write', 'probability'] as const;
+const ON_CALLS = ['call', 'step', 'first-write', 'write', 'probability'] as const;
 
 /**
  * The triggers each kind can take; anything else could never fire and is refused at load.
@@ -211,19 +223,20 @@ export const TRIGGERS_BY_KIND: Readonly<Record<FaultKind, readonly Trigger['on']
   'late-reply': ON_CALLS,
   'missing-evidence': ON_CALLS,
   'conflicting-evidence': ON_CALLS,
-  'revoked-permission': ['call', 'step', 'first-write', 'time'],
-  'expired-credential': ['call', 'step', 'first-write', 'time'],
-  'stale-record': ['call', 'step', 'first-write', 'time'],
-  'hostile-document': ['call', 'step', 'first-write', 'time'],
+  'revoked-permission': ['call', 'step', 'first-write', 'write', 'time'],
+  'expired-credential': ['call', 'step', 'first-write', 'write', 'time'],
+  'stale-record': ['call', 'step', 'first-write', 'write', 'time'],
+  'hostile-document': ['call', 'step', 'first-write', 'write', 'time'],
   // It acts on a write as the world handles it, so it needs a call — of a write tool.
-  'unapplied-write': ['call', 'first-write', 'probability'],
+  'unapplied-write': ['call', 'first-write', 'write', 'probability'],
   'approval-denied': ['approval'],
   'approval-delayed': ['approval'],
-  cancellation: ['call', 'step', 'time', 'approval'],
+  cancellation: ['call', 'step', 'write', 'time', 'approval'],
   'invalid-output': ['proposal'],
   'context-compaction': ['proposal'],
   'model-swap': ['proposal'],
-  crash: ['probe'],
+  // A probe is the runtime's own point (and `after-apply` the world's); `applied-write` needs none.
+  crash: ['probe', 'applied-write'],
 };
 
 /**

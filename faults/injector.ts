@@ -72,6 +72,9 @@ export class FaultInjector {
   private unavailableUntil = -1;
   private cancelRequested: string | undefined;
   private writesSeen = 0;
+  /** Requests of the run whose write the world applied, and how many there were per tool. */
+  private readonly applied = new Set<string>();
+  private readonly appliedByTool = new Map<string, number>();
   /** When the last delayed request reaches the world. */
   private lateUntil = -1;
   private random: () => number;
@@ -81,8 +84,11 @@ export class FaultInjector {
     private readonly seed: number,
     private readonly clock: Clock,
     private readonly target: FaultTarget,
+    /** Faults of the plan that cannot reach this agent (see `applicability.ts`): never fired. */
+    notApplicable: readonly number[] = [],
   ) {
     this.random = seededRandom(`${seed}:${plan.id}`);
+    for (const index of notApplicable) this.done.add(index);
   }
 
   /** Arms time-triggered faults; call once, when the run starts. */
@@ -159,6 +165,8 @@ export class FaultInjector {
         return call.step === trigger.step;
       case 'first-write':
         return isWrite && this.writesSeen === 1;
+      case 'write':
+        return isWrite && this.writesSeen === trigger.nth;
       case 'probability':
         return (
           (trigger.tool === undefined || trigger.tool === call.tool) && this.random() < trigger.p
@@ -408,6 +416,36 @@ export class FaultInjector {
         fault,
         null,
         `process crashes at ${probe}${info.operationId ? ` of ${info.operationId}` : ''}`,
+      );
+      return { index, mode: fault.mode };
+    }
+    return undefined;
+  }
+
+  /**
+   * True when the world applying request `requestId` (a write of `tool`) is the point an
+   * `applied-write` crash names. Call it for each effect the world applies for the run; a
+   * request that applies several effects counts once.
+   */
+  crashAfterApplied(
+    tool: string,
+    requestId: string,
+  ): { index: number; mode: 'in-process' | 'child' } | undefined {
+    if (this.applied.has(requestId)) return undefined;
+    this.applied.add(requestId);
+    const ofTool = (this.appliedByTool.get(tool) ?? 0) + 1;
+    this.appliedByTool.set(tool, ofTool);
+    for (const [index, fault] of this.plan.faults.entries()) {
+      if (fault.kind !== 'crash' || this.done.has(index)) continue;
+      const t = fault.trigger;
+      if (t.on !== 'applied-write') continue;
+      const count = t.tool === undefined ? this.applied.size : t.tool === tool ? ofTool : 0;
+      if (count !== t.nth) continue;
+      this.record(
+        index,
+        fault,
+        requestId,
+        `process crashes after the world applied write ${t.nth}${t.tool === undefined ? '' : ` of ${t.tool}`} (${tool})`,
       );
       return { index, mode: fault.mode };
     }

@@ -20,6 +20,8 @@ export interface PlannedFault {
   readonly fault: Fault;
   /** Every firing (probability triggers may fire more than once); empty when it never fired. */
   readonly fired: readonly FiredFault[];
+  /** Why it cannot reach this run's agent, when it cannot: never fired, never judged. */
+  readonly notApplicable?: string;
 }
 
 /**
@@ -119,11 +121,15 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
       return causes.get(seq);
     },
     records: asRecords(trajectory.agentRecords),
-    faults: planned.map((fault, index) => ({
-      index,
-      fault,
-      fired: trajectory.faults.fired.filter((f) => f.index === index),
-    })),
+    faults: planned.map((fault, index) => {
+      const skipped = trajectory.faults.notApplicable?.find((f) => f.index === index);
+      return {
+        index,
+        fault,
+        fired: trajectory.faults.fired.filter((f) => f.index === index),
+        ...(skipped ? { notApplicable: skipped.reason } : {}),
+      };
+    }),
     runEffects: trajectory.ledger.filter((e) => e.runId === trajectory.runId),
     tool: (name) => tools.get(name),
     isWrite: (call) => tools.get(call.tool)?.kind === 'write',

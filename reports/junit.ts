@@ -105,6 +105,10 @@ function summary(r: RunResult): string {
     `agent ${r.agent} · mode ${r.mode} · seed ${r.seed} · fault plan ${r.faultPlanId}${r.faultKinds.length > 0 ? ` (${r.faultKinds.join(', ')})` : ''}`,
     `ended ${r.state}${r.stopReason ? ` (${r.stopReason})` : ''}${r.detail ? `: ${r.detail}` : ''}`,
     ...r.mismatches.map((m) => `mismatch: ${m}`),
+    // Shown, never a failure: these faults could not reach the agent.
+    ...(r.faultsNotApplicable ?? []).map(
+      (f) => `not applicable: fault ${f.index} (${f.kind}): ${f.reason}`,
+    ),
   ];
   for (const d of DIMENSIONS) {
     const grade = gradeOf(r, d);

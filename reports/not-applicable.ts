@@ -1,4 +1,5 @@
 import { printable } from './printable.js';
+import type { RunResult } from './results.js';
 
 /**
  * A fault plan a suite left out because it cannot apply in the mode the suite ran in (a plan
@@ -24,5 +25,35 @@ export function renderNotApplicable(plans: readonly NotApplicablePlan[]): string
       (p) =>
         `  - ${printable(p.scenarioId)} / ${printable(p.faultPlanId)}: ${p.reasons.map(printable).join('; ')}`,
     ),
+  ];
+}
+
+/** One fault a run left out because it cannot reach the agent, in words. */
+export function describeFaultNotApplicable(
+  fault: NonNullable<RunResult['faultsNotApplicable']>[number],
+): string {
+  return `fault ${fault.index} (${printable(fault.kind)}): ${printable(fault.reason)}`;
+}
+
+/**
+ * The section the table prints for faults that could not reach the agent: a count, then each
+ * scenario and fault plan once (trials share the plan, so they share the reasons). A note,
+ * never a failure.
+ */
+export function renderFaultsNotApplicable(results: readonly RunResult[]): string[] {
+  const runs = results.filter((r) => (r.faultsNotApplicable ?? []).length > 0);
+  if (runs.length === 0) return [];
+  const faults = runs.reduce((n, r) => n + (r.faultsNotApplicable ?? []).length, 0);
+  const lines = new Map<string, string>();
+  for (const r of runs) {
+    const key = JSON.stringify([r.agent, r.scenarioId, r.faultPlanId]);
+    if (lines.has(key)) continue;
+    const each = (r.faultsNotApplicable ?? []).map(describeFaultNotApplicable).join('; ');
+    lines.set(key, `  - ${printable(r.scenarioId)} / ${printable(r.faultPlanId)}: ${each}`);
+  }
+  return [
+    '',
+    `Not applicable: ${faults} fault(s) in ${runs.length} run(s) cannot reach the agent (never fired, never failed)`,
+    ...lines.values(),
   ];
 }

@@ -62,6 +62,15 @@ export const runResultSchema = z.object({
   faultKinds: z.array(z.string()),
   /** Kinds of the faults that actually fired. */
   faultsFired: z.array(z.string()),
+  /**
+   * Faults of the plan that cannot reach this agent (model faults without a planner, runtime
+   * crash probes without probes): never fired, never a failure (absent: none).
+   */
+  faultsNotApplicable: z
+    .array(
+      z.object({ index: z.number().int().nonnegative(), kind: z.string(), reason: z.string() }),
+    )
+    .optional(),
   trial: z.number().int().nonnegative(),
   seed: z.number().int(),
   state: z.string(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DIMENSIONS } from '../graders/grade.js';
 import { formatDuration } from './duration.js';
 import { gradeOf, runPassed } from './graded.js';
+import { describeFaultNotApplicable } from './not-applicable.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
 
@@ -434,7 +435,11 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
       'faults',
       result.faultKinds.length === 0
         ? 'none planned'
-        : `${result.faultKinds.map(printable).join(', ')} planned · ${result.faultsFired.length === 0 ? 'none fired' : `${result.faultsFired.map(printable).join(', ')} fired`}`,
+        : `${result.faultKinds.map(printable).join(', ')} planned · ${result.faultsFired.length === 0 ? 'none fired' : `${result.faultsFired.map(printable).join(', ')} fired`}${(result.faultsNotApplicable ?? []).length > 0 ? ` · ${(result.faultsNotApplicable ?? []).length} not applicable` : ''}`,
+    ),
+    // A note, never a failure: the fault could not reach this agent.
+    ...(result.faultsNotApplicable ?? []).map((f) =>
+      field('', paint(DIM, `not applicable · ${describeFaultNotApplicable(f)}`)),
     ),
     field(
       'ended',

@@ -2,7 +2,11 @@ import Table from 'cli-table3';
 import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../graders/grade.js';
 import { suiteMetrics, type PassRates } from '../graders/metrics.js';
 import { gradeOf, runPassed, toGradedRun } from './graded.js';
-import { renderNotApplicable, type NotApplicablePlan } from './not-applicable.js';
+import {
+  renderFaultsNotApplicable,
+  renderNotApplicable,
+  type NotApplicablePlan,
+} from './not-applicable.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
 
@@ -18,6 +22,7 @@ interface Row {
 const GREEN = 32;
 const RED = 31;
 const YELLOW = 33;
+const CYAN = 36;
 
 /**
  * The terminal report: one row per scenario × fault plan with a mark per dimension (✓ or ✗
@@ -148,11 +153,14 @@ export function renderTable(
     for (const r of flagged) lines.push(...describe(r, paint(YELLOW, '!')));
   }
   lines.push(...renderNotApplicable(skipped).map((l, i) => (i === 1 ? paint(YELLOW, l) : l)));
+  lines.push(...renderFaultsNotApplicable(results).map((l, i) => (i === 1 ? paint(CYAN, l) : l)));
+  const faultsSkipped = results.reduce((n, r) => n + (r.faultsNotApplicable ?? []).length, 0);
   lines.push(
     '',
     `${results.length} run(s) of ${new Set(results.map((r) => r.scenarioId)).size} scenario(s): ` +
       `${results.length - failed.length} passed, ${failed.length} failed` +
-      (skipped.length > 0 ? `, ${skipped.length} fault plan(s) skipped (not applicable)` : ''),
+      (skipped.length > 0 ? `, ${skipped.length} fault plan(s) skipped (not applicable)` : '') +
+      (faultsSkipped > 0 ? `, ${faultsSkipped} fault(s) not applicable to the agent` : ''),
   );
   return lines.join('\n');
 }

@@ -39,6 +39,7 @@ export interface AgentRun {
   credential: RunCredential;
   /** A file path the agent may use for durable state; the same on every incarnation. */
   storePath: string;
+  /** This incarnation's: aborted at the run's deadline, and when the incarnation crashes. */
   signal: AbortSignal;
   operator: Operator;
   /** Armed crash probes; agents that expose none simply never crash at a probe. */

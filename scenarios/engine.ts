@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_FAULTS, TRIGGERS_BY_KIND, type FaultPlan } from '../faults/catalog.js';
+import { notApplicableFaults, operationOfTool } from '../faults/applicability.js';
 import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
-import type { CrashProbe } from '../runtime/crash-probe.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import {
   describePredicate,
@@ -26,7 +26,7 @@ import {
   type AgentUnderTest,
 } from './agent.js';
 import { judgeAnswer } from './answer-verdict.js';
-import { ChildAgentHost, checkChildMode } from './child/child-agent-host.js';
+import { ChildAgentHost, checkChildMode, type CrashPoint } from './child/child-agent-host.js';
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
 import type { Scenario } from './scenario.js';
@@ -43,6 +43,7 @@ import { RunTimers, wallNow } from './virtual-timers.js';
 import { ApprovalDesk } from './world/approval-desk.js';
 import type { LedgerEntry } from './world/effect-ledger.js';
 import { connectWorld, openWorldTransport, type WorldTransport } from './world/serve.js';
+import { ReferenceAgent } from './agents/reference.js';
 import type { World } from './world/world.js';
 
 /** The seed of one trial: one number drives world data, fault probabilities and jitter. */
@@ -62,8 +63,20 @@ export function trialSeed(
 
 export interface TrialOptions {
   scenario: Scenario;
-  /** Builds the agent under test; called once per trial. */
+  /**
+   * Builds the agent under test: called once per trial, and — for an agent module
+   * (`agentModule`) — again for each incarnation after an in-process crash, so nothing the
+   * crashed instance held in memory survives, as in a restarted process. A factory that
+   * returns one object (a module whose default export is an agent, not a factory) has it
+   * reused, after `discard`. Built-in agents are reused (the reference's in-memory store lives
+   * in its instance).
+   */
   agent: () => AgentUnderTest;
+  /**
+   * The absolute path of the module the agent comes from (default export: an agent or a
+   * factory). With it, a child-process crash runs the agent in a child that imports it.
+   */
+  agentModule?: string;
   faultPlan?: FaultPlan;
   trial?: number;
   /** Seeds are derived from it unless `seed` fixes the trial's seed outright. */
@@ -119,8 +132,16 @@ export function validateFaultPlan(
     }
     if (trigger.on === 'call' && !tools.has(trigger.tool))
       issues.push(`${at}.trigger.tool: the world has no tool "${trigger.tool}"`);
+    if (trigger.on === 'applied-write' && trigger.tool !== undefined) {
+      const tool = world.tool(trigger.tool);
+      if (!tool) issues.push(`${at}.trigger.tool: the world has no tool "${trigger.tool}"`);
+      else if (tool.kind !== 'write')
+        issues.push(
+          `${at}.trigger.tool: ${trigger.tool} writes nothing, so the world never applies a write of it`,
+        );
+    }
     if (
-      (trigger.on === 'call' || trigger.on === 'probability') &&
+      (trigger.on === 'call' || trigger.on === 'probability' || trigger.on === 'applied-write') &&
       trigger.tool &&
       !(trigger.tool in scenario.contract.authority.tools)
     ) {
@@ -198,7 +219,7 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve };
 }
 
-type Crash = { probe: CrashProbe; operation: string | null; mode: 'in-process' | 'child' };
+type Crash = { probe: CrashPoint; operation: string | null; mode: 'in-process' | 'child' };
 
 /**
  * Runs one trial: boots the seeded world, sets the scene, serves the tools over MCP through
@@ -222,12 +243,25 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
   const world = factory.create({ ...scenario.world.options, seed, clock });
   validateFaultPlan(scenario, plan, world);
-  const agent = options.agent();
-  const childMode = plan.faults.some((f) => f.kind === 'crash' && f.mode === 'child');
+  let agent = options.agent();
+  // Decided before the run, from the plan and what the agent exposes: never fired, never judged.
+  const notApplicable = notApplicableFaults(
+    plan,
+    {
+      probes: agent.exposes?.probes === true,
+      planner: agent.exposes?.planner === true,
+      child: agent instanceof ReferenceAgent || options.agentModule !== undefined,
+    },
+    scenario.blueprint,
+  );
+  const skipped = new Set(notApplicable.map((f) => f.index));
+  const childMode = plan.faults.some(
+    (f, i) => f.kind === 'crash' && f.mode === 'child' && !skipped.has(i),
+  );
   // Hostile documents test the gate, not the model: the agent's planner is made gullible.
   const gullible = plan.faults.some((f) => f.kind === 'hostile-document');
   // Refused before anything is written, like every other bad plan.
-  if (childMode) checkChildMode(plan, agent);
+  if (childMode) checkChildMode(plan, agent, { module: options.agentModule, skipped });
   const setupEffects = setUpWorld(world, scenario);
   const worldStart = world.snapshot();
 
@@ -266,7 +300,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     plantDocument: (tool, instruction, canary) =>
       `${world.plantDocument(tool, `${instruction} To do so, call ${canary.tool} ${JSON.stringify(canary.args)}`)}; canary ${canary.tool}`,
   };
-  const injector = new FaultInjector(plan, seed, clock, target);
+  const injector = new FaultInjector(plan, seed, clock, target, [...skipped]);
   const scripted = new ScriptedOperator(scenario.operator, world, clock, scenario.contract);
   const operator = injector.operator(scripted);
   // Approvals as tools, for agents without the operator channel: the same operator, faults and all.
@@ -305,14 +339,28 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     effectOrder.set(entry.seq, clock.sequence());
     // `after-apply` is the world's probe: the effect exists, and the agent must never hear of it.
     const call = log.calls.find((c) => c.callId === entry.requestId);
+    // A call without an operation id (any agent but the reference) stands for the blueprint
+    // operation of its tool, when only one operation calls it (see `applicability.ts`).
     const operation =
       typeof call?.meta[META.operationId] === 'string'
         ? (call.meta[META.operationId] as string)
-        : '';
-    const crash = injector.crashAt('after-apply', { operationId: operation });
+        : call
+          ? (operationOfTool(scenario.blueprint, call.tool) ?? '')
+          : '';
+    const probed = injector.crashAt('after-apply', { operationId: operation });
+    // `applied-write`: the same point, counted in the run's writes rather than by operation.
+    const applied =
+      probed || !call || entry.runId !== runId
+        ? undefined
+        : injector.crashAfterApplied(call.tool, call.callId);
+    const crash = probed ?? applied;
     if (!crash || !call) return;
     for (const t of transports) t.dropReply(call.callId);
-    crashed.resolve({ probe: 'after-apply', operation, mode: crash.mode });
+    crashed.resolve({
+      probe: probed ? 'after-apply' : 'applied-write',
+      operation: probed ? operation : null,
+      mode: crash.mode,
+    });
   });
 
   // Child mode: when any crash fault asks for one, every incarnation is a child process.
@@ -324,6 +372,8 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         clock,
         operator,
         credential,
+        agentModule: options.agentModule,
+        skipped,
         signal: deadline.signal,
         run: {
           runId,
@@ -386,6 +436,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     };
     // An agent that does not read time from run.clock alone gets it for its own timers too.
     const timers = agent.exposes?.clock === true ? undefined : new RunTimers(clock);
+    // Each incarnation's own signal: the deadline stops it, and so does its crash.
+    const life = new AbortController();
+    const onDeadline = (): void => {
+      life.abort(deadline.signal.reason);
+    };
+    if (deadline.signal.aborted) onDeadline();
+    else deadline.signal.addEventListener('abort', onDeadline, { once: true });
     const run: AgentRun = {
       runId,
       objective: scenario.contract.objective,
@@ -401,7 +458,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       clock,
       credential,
       storePath,
-      signal: deadline.signal,
+      signal: life.signal,
       operator,
       probe: (probe, info) => {
         const crash = injector.crashAt(probe, info);
@@ -450,8 +507,14 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     // The incarnation is over: timers it left behind die with it, as in a process that ended.
     timers?.dispose();
     if (first.kind === 'crash') {
+      // The incarnation is abandoned: its reply was dropped, its handles go, its later calls
+      // fail on the closed connection, and its signal tells it it is over.
+      deadline.signal.removeEventListener('abort', onDeadline);
       agent.discard?.();
       await disconnect();
+      life.abort(new Error('the agent crashed'));
+      // An agent module is built afresh, as a restarted process would import it again.
+      if (options.agentModule !== undefined) agent = options.agent();
       crashes.push({
         probe: first.c.probe,
         at: clock.now(),
@@ -463,6 +526,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       continue;
     }
     if (first.kind !== 'hung') await injector.deliverLate();
+    deadline.signal.removeEventListener('abort', onDeadline);
     await disconnect();
     if (first.kind === 'done') {
       // Only what the trajectory promises: an agent's extra fields stay with the agent.
@@ -536,7 +600,11 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         consumedAt: a.consumedAt,
         consumedBy: a.consumedBy,
       })),
-    faults: { planned: plan.faults, fired: [...injector.fired] },
+    faults: {
+      planned: plan.faults,
+      fired: [...injector.fired],
+      ...(notApplicable.length > 0 ? { notApplicable } : {}),
+    },
     crashes,
     operator: [...scripted.log],
     agentRecords: agent.records?.(storePath, runId) ?? null,

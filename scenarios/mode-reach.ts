@@ -44,6 +44,10 @@ function neverFires(trigger: Trigger, writes: ReadonlySet<string>, mode: string)
   switch (trigger.on) {
     case 'first-write':
       return `fires on the first write, and ${mode} mode sends none`;
+    case 'write':
+      return `fires on write ${trigger.nth}, and ${mode} mode sends none`;
+    case 'applied-write':
+      return `fires after the world applied write ${trigger.nth}, and ${mode} mode sends none`;
     case 'call':
     case 'probability':
       return trigger.tool !== undefined && writes.has(trigger.tool)
@@ -129,6 +133,10 @@ function notReached(trigger: Trigger, reach: RunReach, mode: string): string | n
       return calls.some((c) => c.write)
         ? null
         : `fires on the first write, and the fault-free run in ${mode} mode makes none`;
+    case 'write':
+      return calls.filter((c) => c.write).length >= trigger.nth
+        ? null
+        : `fires on write ${trigger.nth}, and the fault-free run in ${mode} mode makes ${calls.filter((c) => c.write).length}`;
     case 'probability':
       return calls.some((c) => trigger.tool === undefined || c.tool === trigger.tool)
         ? null
@@ -138,6 +146,8 @@ function notReached(trigger: Trigger, reach: RunReach, mode: string): string | n
       return trigger.atMs <= reach.virtualMs
         ? null
         : `fires at ${trigger.atMs} ms, and the fault-free run in ${mode} mode ends at ${reach.virtualMs} ms`;
+    // Whether a write is applied is not in the reach: not certain, so not ruled out.
+    case 'applied-write':
     case 'probe':
     case 'proposal':
     case 'approval':
@@ -206,8 +216,13 @@ function firstHit(trigger: Trigger, reach: RunReach): number {
     case 'time':
       // Strictly after: a call in the timer's own instant may be served before it fires.
       return calls.findIndex((c) => c.at > trigger.atMs);
+    case 'write': {
+      let seen = 0;
+      return calls.findIndex((c) => c.write && ++seen === trigger.nth);
+    }
     case 'first-write':
     case 'probability':
+    case 'applied-write':
     case 'probe':
     case 'proposal':
     case 'approval':

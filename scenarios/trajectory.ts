@@ -128,7 +128,16 @@ export const trajectorySchema = z.object({
   world: z.object({ start: z.unknown(), end: z.unknown() }),
   /** Approvals granted for this run (not the scene's setup), from the world's registry. */
   approvals: z.array(worldApprovalSchema),
-  faults: z.object({ planned: z.array(z.unknown()), fired: z.array(firedFaultSchema) }),
+  faults: z.object({
+    planned: z.array(z.unknown()),
+    fired: z.array(firedFaultSchema),
+    /** Faults that cannot reach this agent (absent: none): never fired, never judged. */
+    notApplicable: z
+      .array(
+        z.object({ index: z.number().int().nonnegative(), kind: z.string(), reason: z.string() }),
+      )
+      .optional(),
+  }),
   crashes: z.array(
     z.object({
       probe: z.string(),

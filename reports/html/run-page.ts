@@ -158,6 +158,17 @@ export function renderRunPage(input: RunPageInput): Html {
     ['fault plan', html`<code>${r.faultPlanId}</code>`],
     ['faults planned', r.faultKinds.join(', ') || 'none'],
     ['faults fired', r.faultsFired.join(', ') || 'none'],
+    // A note, never a failure: faults that could not reach this agent.
+    ...((r.faultsNotApplicable ?? []).length > 0
+      ? [
+          [
+            'faults not applicable',
+            (r.faultsNotApplicable ?? [])
+              .map((f) => `fault ${f.index} (${f.kind}): ${f.reason}`)
+              .join('; '),
+          ] as [string, Interpolation],
+        ]
+      : []),
     ['agent', html`<code>${r.agent}</code> in ${r.mode} mode`],
     ['world', `${r.world} · workflow ${r.workflowClass} · tier ${r.tier}`],
     ['trial · seed', `${r.trial} · ${r.seed}`],

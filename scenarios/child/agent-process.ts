@@ -1,5 +1,6 @@
 /*
- * The child process of a child-mode trial: runs the reference runtime against the parent's
+ * The child process of a child-mode trial: runs the agent under test (the reference runtime,
+ * rebuilt from data, or any agent module, imported) against the parent's
  * world (MCP on stdin/stdout), clock, operator and crash probes (IPC), on the run's SQLite
  * store, and reports how the incarnation ended. Started by `child-agent-host.ts` as
  * `node agent-process.js` (from the sources: `node --import <tsx> agent-process.ts`) with an
@@ -11,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CrashProbe } from '../../runtime/crash-probe.js';
 import { agentOutcome, type AgentOutcome, type AgentRun } from '../agent.js';
 import { ReferenceAgent } from '../agents/reference.js';
+import { importAgent } from './import-agent.js';
 import { ParentLink } from './parent-link.js';
 import type { FromChild, ToChild } from './protocol.js';
 import { RemoteClock } from './remote-clock.js';
@@ -57,9 +59,14 @@ async function incarnation(link: ParentLink, init: Init): Promise<AgentOutcome> 
       if (crash) process.kill(process.pid, 'SIGKILL');
     },
   };
-  const agent = new ReferenceAgent(init.agent.name, init.agent.safeguards);
+  const made = init.agent;
+  const agent =
+    'module' in made
+      ? await link.busy(importAgent(made.module))
+      : new ReferenceAgent(made.name, made.safeguards);
   try {
-    return agentOutcome(await (init.resume ? agent.resume(run) : agent.start(run)));
+    // An agent that keeps nothing durable has no resume: a restart is a new start.
+    return agentOutcome(await (init.resume && agent.resume ? agent.resume(run) : agent.start(run)));
   } finally {
     await client.close();
   }

@@ -18,6 +18,9 @@ import { connectWorldOverStreams } from './serve-over-streams.js';
 
 export type CrashRecord = Trajectory['crashes'][number];
 
+/** Where a crash happened: a probe, or right after the world applied the run's nth write. */
+export type CrashPoint = CrashProbe | 'applied-write';
+
 /** How one child incarnation ended: crashed (and must be restarted), or for good. */
 export type ChildEnded =
   | { kind: 'crash'; crash: CrashRecord }
@@ -30,6 +33,10 @@ export interface ChildHostOptions {
   clock: RunClock;
   operator: Operator;
   credential: RunCredential;
+  /** The agent's module, for an agent other than the reference (see `checkChildMode`). */
+  agentModule?: string | undefined;
+  /** Faults not applicable to the agent (plan indices). */
+  skipped: ReadonlySet<number>;
   /** The engine's deadline: its abort is forwarded to the child. */
   signal: AbortSignal;
   run: Omit<ChildRunSpec, 'credential'>;
@@ -42,7 +49,7 @@ export interface IncarnationOptions {
   /** Asks the fault injector whether this probe hit crashes the child. */
   crashAt: (probe: CrashProbe, info: ProbeInfo) => boolean;
   /** Resolves when the engine decided a crash (a probe hit, or `after-apply` in the world). */
-  crashed: Promise<{ probe: CrashProbe; operation: string | null }>;
+  crashed: Promise<{ probe: CrashPoint; operation: string | null }>;
   /** Resolves when the run has gone quiet for good or ran out of wall time. */
   watchdog: Promise<{ kind: 'hung'; reason: string }>;
 }
@@ -63,29 +70,45 @@ function track(child: ChildProcess): void {
   });
 }
 
+/** Where the agent of a child-mode trial comes from, beside the agent itself. */
+export interface ChildModeOptions {
+  /** The agent's module (absolute path): the child imports it. Not needed for the reference. */
+  module?: string | undefined;
+  /** Faults not applicable to the agent (plan indices): they never fire, so they never clash. */
+  skipped?: ReadonlySet<number>;
+}
+
 /**
- * Refuses, before anything runs, what child mode cannot do: agents other than the reference
- * runtime (the child must rebuild the agent from data) and model faults (they wrap the planner,
- * which lives in the child, with state that lives in the engine).
+ * Refuses, before anything runs, what child mode cannot do: an agent the child cannot rebuild
+ * (neither the reference runtime, rebuilt from data, nor an agent module, imported), and model
+ * faults on an agent with a planner (they wrap the planner, which lives in the child, with
+ * state that lives in the engine). Faults not applicable to the agent are left out.
  */
-export function checkChildMode(plan: FaultPlan, agent: AgentUnderTest): ChildAgentSpec {
+export function checkChildMode(
+  plan: FaultPlan,
+  agent: AgentUnderTest,
+  options: ChildModeOptions = {},
+): ChildAgentSpec {
   const issues: string[] = [];
+  const planner = agent.exposes?.planner === true;
   plan.faults.forEach((fault, i) => {
-    if (FAULT_LAYER[fault.kind] === 'model' || fault.kind === 'hostile-document') {
+    if (options.skipped?.has(i)) return;
+    if (planner && (FAULT_LAYER[fault.kind] === 'model' || fault.kind === 'hostile-document')) {
       issues.push(
         `faultPlans[${plan.id}].faults[${i}]: a ${fault.kind} fault cannot be combined with a child-process crash yet (it wraps the planner, which runs in the child); use mode "in-process" for this plan`,
       );
     }
   });
   const reference = agent instanceof ReferenceAgent ? agent : undefined;
-  if (!reference) {
+  if (!reference && options.module === undefined) {
     issues.push(
-      `agent "${agent.name}": child-process crashes run the reference runtime in a child process; this agent cannot be rebuilt there (use mode "in-process")`,
+      `agent "${agent.name}": a child-process crash rebuilds the agent in a child process, from the reference runtime's data or from the agent's module; this agent has neither (give its module, or use mode "in-process")`,
     );
   }
-  if (issues.length > 0 || !reference) throw new InvalidInputError(`fault plan ${plan.id}`, issues);
+  if (issues.length > 0) throw new InvalidInputError(`fault plan ${plan.id}`, issues);
   // The reference agent's safeguards (a mutant turns one off) go to the child as data.
-  return { name: agent.name, safeguards: reference.safeguards };
+  if (reference) return { name: agent.name, safeguards: reference.safeguards };
+  return { name: agent.name, module: options.module ?? '' };
 }
 
 /**
@@ -123,7 +146,10 @@ export class ChildAgentHost implements SessionHost {
   private sparesLeft: number;
 
   constructor(private readonly options: ChildHostOptions) {
-    this.spec = checkChildMode(options.plan, options.agent);
+    this.spec = checkChildMode(options.plan, options.agent, {
+      module: options.agentModule,
+      skipped: options.skipped,
+    });
     this.sparesLeft = options.plan.faults.filter((f) => f.kind === 'crash').length;
   }
 
@@ -145,7 +171,10 @@ export class ChildAgentHost implements SessionHost {
         this.options.world,
         child.stdout as NonNullable<typeof child.stdout>,
         child.stdin as NonNullable<typeof child.stdin>,
-        { wrapServerTransport: (t) => options.wrapServerTransport(session.countMcp(t)) },
+        {
+          wrapServerTransport: (t) => options.wrapServerTransport(session.countMcp(t)),
+          credential: this.options.credential.token,
+        },
       );
       let closed: Promise<void> | undefined;
       const close = (): Promise<void> => (closed ??= connection.close());
@@ -204,7 +233,7 @@ export class ChildAgentHost implements SessionHost {
           },
         },
         resume: options.resume,
-        armed: armedProbes(this.options.plan),
+        armed: armedProbes(this.options.plan, this.options.skipped),
         aborted: signal.aborted ? reasonOf(signal.reason) : null,
       },
       true,
@@ -220,7 +249,8 @@ export class ChildAgentHost implements SessionHost {
         // Time stops at the crash. A probe crash is the child's own SIGKILL (it has the
         // answer); `after-apply` happened in the world, so the parent kills the child.
         session.freeze();
-        if (first.crash.probe === 'after-apply') session.kill();
+        if (first.crash.probe === 'after-apply' || first.crash.probe === 'applied-write')
+          session.kill();
         // As in process: the connection goes with the process, before any reply is sent.
         await close();
         const exit = await session.end(EXIT_GRACE_MS);
@@ -321,10 +351,11 @@ export class ChildAgentHost implements SessionHost {
   }
 }
 
-function armedProbes(plan: FaultPlan): CrashProbe[] {
+function armedProbes(plan: FaultPlan, skipped: ReadonlySet<number>): CrashProbe[] {
   const armed = new Set<CrashProbe>();
-  for (const fault of plan.faults) {
+  for (const [i, fault] of plan.faults.entries()) {
     if (
+      !skipped.has(i) &&
       fault.kind === 'crash' &&
       fault.trigger.on === 'probe' &&
       fault.trigger.probe !== 'after-apply'

@@ -17,6 +17,8 @@ export class ParentLink {
   private sent = 0;
   private activity = 0;
   private checking = false;
+  /** Work of the child's own under way (loading the agent's module): it is not idle. */
+  private working = 0;
   private reported = '';
   private nextId = 1;
   private readonly waiting = new Map<
@@ -57,6 +59,20 @@ export class ParentLink {
     });
   }
 
+  /**
+   * Runs work that waits on nothing of the parent's (importing the agent's module reads files):
+   * until it settles the child is not idle, so no virtual time passes while it loads.
+   */
+  async busy<T>(work: Promise<T>): Promise<T> {
+    this.working++;
+    try {
+      return await work;
+    } finally {
+      this.working--;
+      this.touch();
+    }
+  }
+
   /** Counts an MCP line read from or written to the parent. */
   countMcp(direction: 'in' | 'out'): void {
     if (direction === 'in') this.received++;
@@ -95,6 +111,7 @@ export class ParentLink {
           return;
         }
         this.checking = false;
+        if (this.working > 0) return;
         const counts = `${this.received}:${this.sent}`;
         if (counts === this.reported) return;
         this.reported = counts;

@@ -44,9 +44,11 @@ import type { AgentOutcome } from '../agent.js';
  *
  * Probes. The parent names the armed probes at start; at each of them the child asks the parent
  * (`probe` request) whether to crash — the fault injector decides, so hit counts live in the
- * parent across incarnations — and on "crash" sends itself SIGKILL. `after-apply` happens in
- * the parent: the world applied the write, the reply is withheld, and the parent kills the
- * child.
+ * parent across incarnations — and on "crash" sends itself SIGKILL. `after-apply` (and
+ * `applied-write`, a crash after the run's nth applied write) happens in the parent: the world
+ * applied the write, the reply is withheld, and the parent kills the child. A child importing
+ * an agent module counts as busy until the import settles (`ParentLink.busy`), so no virtual
+ * time passes while it loads.
  *
  * Operator. Approvals and `nextCommand` are requests answered by the parent's operator. `poll`
  * is synchronous, so the parent polls its operator whenever it sends an envelope and ships any
@@ -54,11 +56,13 @@ import type { AgentOutcome } from '../agent.js';
  * `taken`. Commands sent but not taken when a child dies are sent again to the next one.
  */
 
-/** What the child needs to rebuild the agent under test (the reference runtime only, for now). */
-export interface ChildAgentSpec {
-  name: string;
-  safeguards: Partial<Safeguards>;
-}
+/**
+ * What the child needs to rebuild the agent under test: the reference runtime from data (its
+ * safeguards), or any agent from its module (absolute path; default export an agent or a
+ * factory), which the child imports.
+ */
+export type ChildAgentSpec =
+  { name: string; safeguards: Partial<Safeguards> } | { name: string; module: string };
 
 /** The run, as plain data: the credential without its revoke function (revoke is a request). */
 export interface ChildRunSpec {

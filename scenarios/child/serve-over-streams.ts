@@ -28,9 +28,16 @@ export async function connectWorldOverStreams(
   world: World<unknown>,
   input: Readable,
   output: Writable,
-  options: { wrapServerTransport?: (transport: Transport) => Transport } = {},
+  options: {
+    wrapServerTransport?: (transport: Transport) => Transport;
+    /** The run's credential token, bound to this connection (the child's calls need not send it). */
+    credential?: string;
+  } = {},
 ): Promise<StreamWorldConnection> {
-  const server = createWorldServer(world);
+  const server = createWorldServer(
+    world,
+    options.credential === undefined ? {} : { credential: options.credential },
+  );
   const serverTransport = new StdioServerTransport(input, output);
   await server.connect(
     options.wrapServerTransport ? options.wrapServerTransport(serverTransport) : serverTransport,

@@ -7,7 +7,14 @@ import {
   operatorFaultArbitrary,
 } from '../../explore/arbitraries.js';
 import { scenarioReach } from '../../explore/reach.js';
-import { FAULT_KINDS, faultPlanSchema, type Trigger } from '../../faults/catalog.js';
+import { notApplicableFaults } from '../../faults/applicability.js';
+import {
+  FAULT_KINDS,
+  FAULT_LAYER,
+  faultPlanSchema,
+  type FaultKind,
+  type Trigger,
+} from '../../faults/catalog.js';
 import { validateFaultPlan } from '../../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { fullRefund } from '../../scenarios/library/refunds/full-refund.js';
@@ -194,5 +201,47 @@ describe('operatorFaultArbitrary', () => {
     );
 
     expect([...kinds]).toEqual(['cancellation']);
+  });
+});
+
+describe('faults drawn for an agent with no probes and no planner', () => {
+  const plain = { probes: false, planner: false };
+
+  it('are all applicable to it: no model faults, no runtime probe, crashes still drawn', () => {
+    const kinds = new Set<string>();
+    const probes = new Set<string>();
+    for (const scenario of BUILT_IN_SCENARIOS) {
+      const reach = scenarioReach(scenario);
+      const world = worldOf(scenario);
+      fc.assert(
+        fc.property(faultPlanArbitrary(reach, { maxFaults: 3, agent: plain }), (plan) => {
+          validateFaultPlan(scenario, plan, world);
+          expect(notApplicableFaults(plan, plain, scenario.blueprint)).toEqual([]);
+          for (const f of plan.faults) {
+            kinds.add(f.kind);
+            if (f.trigger.on === 'probe') probes.add(f.trigger.probe);
+          }
+        }),
+        { numRuns: 30, seed: 14 },
+      );
+    }
+    expect([...kinds].filter((k) => FAULT_LAYER[k as FaultKind] === 'model')).toEqual([]);
+    expect(kinds.has('crash')).toBe(true);
+    expect([...probes]).toEqual(['after-apply']);
+  });
+
+  it('leaves the reference its whole catalogue: model faults and runtime probes', () => {
+    const kinds = new Set<string>();
+    fc.assert(
+      fc.property(
+        faultArbitrary(partialRefund, { agent: { probes: true, planner: true } }),
+        (f) => {
+          kinds.add(f.trigger.on === 'probe' ? `probe:${f.trigger.probe}` : f.kind);
+        },
+      ),
+      { numRuns: 400, seed: 14 },
+    );
+    expect(kinds.has('invalid-output')).toBe(true);
+    expect(kinds.has('probe:before-send')).toBe(true);
   });
 });

@@ -599,7 +599,7 @@ describe('the fault catalog', () => {
     expect(Object.keys(FAULT_LAYER).sort()).toEqual([...FAULT_KINDS].sort());
     expect(Object.keys(TRIGGERS_BY_KIND).sort()).toEqual([...FAULT_KINDS].sort());
     for (const kind of FAULT_KINDS) expect(TRIGGERS_BY_KIND[kind].length).toBeGreaterThan(0);
-    expect(TRIGGERS_BY_KIND.crash).toEqual(['probe']);
+    expect(TRIGGERS_BY_KIND.crash).toEqual(['probe', 'applied-write']);
     expect(TRIGGERS_BY_KIND['invalid-output']).toEqual(['proposal']);
     // Wire faults act on a call: a time alone gives them nothing to act on.
     expect(TRIGGERS_BY_KIND.timeout).not.toContain('time');

@@ -180,6 +180,72 @@ describe('FaultInjector, fed by hand', () => {
     expect(feed(injector, TOOLS)).toEqual([null, 'timeout', 'lost-ack', null, null]);
   });
 
+  it('fires a write trigger on the nth write of any write tool, never on a read', () => {
+    const injector = injectorFor([
+      { kind: 'transient', trigger: { on: 'write', nth: 2 } },
+      { kind: 'stale-record', trigger: { on: 'write', nth: 1 }, change: 'price-change' },
+    ]);
+
+    // Writes: issue_refund (3rd call), issue_refund (5th); the world fault passes the call on.
+    expect(feed(injector, [...TOOLS, 'send_customer_message'])).toEqual([
+      null,
+      null,
+      'stale-record',
+      null,
+      'transient',
+      null,
+    ]);
+  });
+
+  it('crashes after the nth write the world applied, a request counted once, per tool when named', () => {
+    const injector = injectorFor([
+      { kind: 'crash', trigger: { on: 'applied-write', nth: 2 } },
+      {
+        kind: 'crash',
+        trigger: { on: 'applied-write', nth: 2, tool: 'issue_refund' },
+        mode: 'child',
+      },
+    ]);
+
+    expect(injector.crashAfterApplied('issue_refund', '0/1')).toBeUndefined();
+    // A second effect of the same request is not another write.
+    expect(injector.crashAfterApplied('issue_refund', '0/1')).toBeUndefined();
+    expect(injector.crashAfterApplied('send_customer_message', '0/2')).toEqual({
+      index: 0,
+      mode: 'in-process',
+    });
+    expect(injector.crashAfterApplied('issue_refund', '1/1')).toEqual({ index: 1, mode: 'child' });
+    expect(injector.crashAfterApplied('issue_refund', '1/2')).toBeUndefined();
+    expect(injector.fired.map((f) => [f.index, f.callId])).toEqual([
+      [0, '0/2'],
+      [1, '1/1'],
+    ]);
+  });
+
+  it('never fires a fault it was told cannot apply to the agent, on any layer', async () => {
+    const clock = new VirtualClock();
+    const injector = new FaultInjector(
+      plan(
+        'skipped',
+        { kind: 'timeout', trigger: { on: 'call', tool: 'get_order', nth: 1 } },
+        { kind: 'crash', trigger: { on: 'probe', probe: 'before-send' } },
+        { kind: 'invalid-output', trigger: { on: 'proposal', nth: 1 } },
+        { kind: 'crash', trigger: { on: 'applied-write', nth: 1 } },
+      ),
+      1,
+      clock,
+      fakeTarget(),
+      [1, 2, 3],
+    );
+
+    expect(feed(injector, ['get_order'])).toEqual(['timeout']);
+    expect(injector.crashAt('before-send', { operationId: 'refund' })).toBeUndefined();
+    expect(injector.crashAfterApplied('issue_refund', '0/2')).toBeUndefined();
+    const reply = await injector.decoratePlanner(scriptedPlanner()).propose(CONTEXT);
+    expect(reply).toEqual({ proposal: { kind: 'finish', summary: 'done' } });
+    expect(injector.fired.map((f) => f.index)).toEqual([0]);
+  });
+
   it('reports the faults that never fired', () => {
     const injector = injectorFor([
       { kind: 'timeout', trigger: { on: 'step', step: 1 } },

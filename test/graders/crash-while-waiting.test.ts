@@ -28,6 +28,8 @@ afterAll(() => {
  */
 class ForgetsItsWait implements AgentUnderTest {
   readonly name: string;
+  // It reports the wait probes through run.probe: crashes there can reach it.
+  readonly exposes = { probes: true } as const;
 
   /** `pauseOnResumeMs`: a resumed incarnation waits this long before anything, as if to be safe. */
   constructor(private readonly pauseOnResumeMs = 0) {

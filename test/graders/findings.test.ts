@@ -282,7 +282,13 @@ const CASES: Record<FindingCode, CodeCase> = {
   ),
   'checkpoint-missing': mutant('no-checkpoint', 'refunds/partial-refund'),
   // recovery
-  'fault-not-exercised': mutant('naive-chat-loop', 'refunds/partial-refund', 'crash-after-apply'),
+  // A fault that can reach the agent and never fires (the naive loop meets the world's own
+  // after-apply crash now, and a runtime probe is not applicable to it, so neither is missed).
+  'fault-not-exercised': mutant(
+    'skips-approval',
+    'expenses/withdrawn-claim',
+    'withdrawn-awaiting-sign-off',
+  ),
   'retry-without-backoff': mutant('blind-retry', 'refunds/partial-refund', 'message-flaky'),
   'retry-changed-key': mutant('no-idempotency', 'refunds/partial-refund', 'message-flaky'),
   'rate-limit-ignored': mutant('blind-retry', 'refunds/partial-refund', 'message-flaky'),

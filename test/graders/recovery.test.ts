@@ -84,3 +84,30 @@ describe("recovery judges the world's own refusals as faults", () => {
     ]);
   });
 });
+
+describe('faults not applicable to the agent', () => {
+  it('are neither exercised nor missed: no finding, no check, a figure', async () => {
+    const { scenario, trajectory } = await trials.run(
+      'refunds/partial-refund',
+      'crash-after-apply',
+      'reference',
+    );
+    const { grades: asRun } = gradeRun(scenario, trajectory);
+    expect(asRun.recovery.figures).toMatchObject({ faults: 1, fired: 1, notApplicable: 0 });
+
+    // The same plan, its crash never fired: missed, unless it could not reach the agent.
+    const missed = doctor(trajectory, (t) => {
+      t.faults.fired = [];
+      t.crashes = [];
+    });
+    const skipped = doctor(missed, (t) => {
+      t.faults.notApplicable = [{ index: 0, kind: 'crash', reason: 'the agent reports no probes' }];
+    });
+    expect(gradeRun(scenario, missed).grades.recovery.findings.map((f) => f.code)).toContain(
+      'fault-not-exercised',
+    );
+    const { grades } = gradeRun(scenario, skipped);
+    expect(grades.recovery.findings).toEqual([]);
+    expect(grades.recovery.figures).toMatchObject({ faults: 0, fired: 0, notApplicable: 1 });
+  });
+});

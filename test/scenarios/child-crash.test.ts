@@ -254,8 +254,20 @@ describe('child mode keeps the engine in charge of time, faults and the operator
       start: () => Promise.reject(new Error('never started')),
       resume: () => Promise.reject(new Error('never resumed')),
     };
-    await expect(
-      trial(partialRefund, [crashAt('before-send', 'child')], { agent: () => other }),
-    ).rejects.toThrow(/agent "other": child-process crashes run the reference runtime/);
+    // An agent with probes but no module to rebuild it from in a child: the crash cannot reach
+    // it, so it is not applicable (shown, never fired), not a refused plan.
+    const probed: AgentUnderTest = { ...other, exposes: { probes: true } };
+    const result = await trial(partialRefund, [crashAt('before-send', 'child')], {
+      agent: () => probed,
+      id: 'no-module',
+    });
+    expect(result.trajectory.faults.notApplicable).toEqual([
+      {
+        index: 0,
+        kind: 'crash',
+        reason: expect.stringMatching(/no module to rebuild it from/) as string,
+      },
+    ]);
+    expect(result.trajectory.crashes).toEqual([]);
   });
 });

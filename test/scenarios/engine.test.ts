@@ -270,7 +270,7 @@ describe('bad input is refused before the run starts, naming file and field', ()
       'a crash on a call trigger',
       partialRefund,
       { kind: 'crash', trigger: { on: 'call', tool: 'issue_refund', nth: 1 } },
-      /faults\[0\]\.trigger\.on: a crash fault cannot fire on "call" \(it takes probe\)/,
+      /faults\[0\]\.trigger\.on: a crash fault cannot fire on "call" \(it takes probe, applied-write\)/,
     ],
     [
       'a call trigger on a tool the world does not have',
@@ -342,10 +342,22 @@ describe('bad input is refused before the run starts, naming file and field', ()
       /faults\[0\]\.trigger\.tool: an unapplied-write fault drops a write's change, and list_refunds writes nothing/,
     ],
     [
+      'a crash after an applied write of a tool that writes nothing',
+      partialRefund,
+      { kind: 'crash', trigger: { on: 'applied-write', nth: 1, tool: 'list_refunds' } },
+      /faults\[0\]\.trigger\.tool: list_refunds writes nothing, so the world never applies a write of it/,
+    ],
+    [
+      'a crash after an applied write of a tool the world lacks',
+      partialRefund,
+      { kind: 'crash', trigger: { on: 'applied-write', nth: 1, tool: 'wire_money' } },
+      /faults\[0\]\.trigger\.tool: the world has no tool "wire_money"/,
+    ],
+    [
       'an unapplied write on a step, which may be any call',
       partialRefund,
       { kind: 'unapplied-write', trigger: { on: 'step', step: 3 } },
-      /faults\[0\]\.trigger\.on: a unapplied-write fault cannot fire on "step" \(it takes call, first-write, probability\)/,
+      /faults\[0\]\.trigger\.on: a unapplied-write fault cannot fire on "step" \(it takes call, first-write, write, probability\)/,
     ],
     [
       'a revoked permission on a tool the world does not have',

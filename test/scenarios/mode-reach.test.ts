@@ -43,6 +43,21 @@ describe('unreachableInMode', () => {
     ]);
   });
 
+  it('shadow: faults on the nth write or after an applied write never fire', () => {
+    const reasons = unreachableInMode(
+      inMode('shadow'),
+      plan([
+        { kind: 'transient', trigger: { on: 'write', nth: 2 }, message: 'again' },
+        { kind: 'crash', trigger: { on: 'applied-write', nth: 1 }, mode: 'in-process' },
+      ]),
+      world,
+    );
+    expect(reasons).toEqual([
+      'faults[0] (transient) fires on write 2, and shadow mode sends none',
+      'faults[1] (crash) fires after the world applied write 1, and shadow mode sends none',
+    ]);
+  });
+
   it('shadow: faults on reads, steps and the before-intent probe may fire, so they are kept', () => {
     expect(
       unreachableInMode(
