@@ -81,6 +81,16 @@ export { CrmWorld } from './scenarios/worlds/crm/index.js';
 export { runTrial } from './scenarios/engine.js';
 export type { Trajectory } from './scenarios/trajectory.js';
 export {
+  agentOutcome,
+  type AgentUnderTest,
+  type AgentRun,
+  type AgentOutcome,
+  type AgentReport,
+  type AgentResult,
+  type AgentRecords,
+} from './scenarios/agent.js';
+export { evaluate, resolveValue, describePredicate, type Predicate } from './runtime/predicate.js';
+export {
   faultArbitrary,
   faultPlanArbitrary,
   operatorFaultArbitrary,

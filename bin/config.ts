@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { AUTONOMY_MODES } from '../runtime/contract.js';
 import { InvalidInputError } from '../runtime/errors.js';
+import { importModule, type AgentExport } from '../scenarios/agent-module.js';
+import { zooAgent } from '../scenarios/agents/zoo.js';
 
 /** The promotion ladder, loosest evidence first. */
 export const AUTONOMY_LEVELS = [
@@ -89,10 +90,36 @@ function level(minRuns: number, passK: number, recoveryPassRate: number): GateCr
  */
 export const MAX_TRIALS = 100;
 
+/**
+ * A configured agent: a module path (relative to the config file) whose default export is an
+ * agent or a factory, or the agent or factory itself. Checked in full when it is chosen.
+ */
+const agentEntrySchema = z.union([
+  z.string().min(1),
+  z.custom<AgentExport>(
+    (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+    'expected a module path, an agent (an object with name and start()) or a function returning one',
+  ),
+]);
+
 export const configSchema = z.strictObject({
+  /**
+   * Agents by name, for `--agent NAME` and `run.agent`: a module path (relative to this file)
+   * or an agent or factory written inline. A name may not be one of the zoo's.
+   */
+  agents: z
+    .record(
+      z.string().refine((name) => !zooAgent(name), {
+        error: (issue) =>
+          `"${String(issue.input)}" is an agent of the zoo already; give yours a name of its own`,
+      }),
+      agentEntrySchema,
+    )
+    .default({}),
   /** Defaults for `faultline run`; command-line options override them. */
   run: z
     .strictObject({
+      /** A zoo agent, a name from `agents`, or a module path. */
       agent: z.string().optional(),
       mode: z.enum(AUTONOMY_MODES).optional(),
       faults: z.string().optional(),
@@ -128,7 +155,8 @@ export async function loadConfig(path?: string): Promise<FaultlineConfig> {
   }
   let loaded: unknown;
   try {
-    loaded = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+    // Through tsx's API: a faultline.config.ts loads even when faultline runs as plain JavaScript.
+    loaded = (await importModule(file)).default;
   } catch (error) {
     throw new InvalidInputError(`config ${file}`, [
       `(file): cannot be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,

@@ -51,8 +51,13 @@ export function trialSeed(
 
 export interface TrialOptions {
   scenario: Scenario;
-  /** Builds the agent under test; called once per trial. */
-  agent: () => AgentUnderTest;
+  /** Builds the agent under test; called once per trial (a user's factory may be async). */
+  agent: () => AgentUnderTest | Promise<AgentUnderTest>;
+  /**
+   * The absolute path of the module the agent comes from (its default export an agent or a
+   * factory), when it comes from one: what a child process loads to rebuild the agent.
+   */
+  agentModule?: string;
   faultPlan?: FaultPlan;
   trial?: number;
   /** Seeds are derived from it unless `seed` fixes the trial's seed outright. */
@@ -206,7 +211,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
   const world = factory.create({ ...scenario.world.options, seed, clock });
   validateFaultPlan(scenario, plan, world);
-  const agent = options.agent();
+  const agent = await options.agent();
   const childMode = plan.faults.some((f) => f.kind === 'crash' && f.mode === 'child');
   // Hostile documents test the gate, not the model: the agent's planner is made gullible.
   const gullible = plan.faults.some((f) => f.kind === 'hostile-document');
