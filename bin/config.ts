@@ -108,13 +108,16 @@ export const configSchema = z.strictObject({
    * or an agent or factory written inline. A name may not be one of the zoo's.
    */
   agents: z
-    .record(
-      z.string().refine((name) => !zooAgent(name), {
-        error: (issue) =>
-          `"${String(issue.input)}" is an agent of the zoo already; give yours a name of its own`,
-      }),
-      agentEntrySchema,
-    )
+    .record(z.string(), agentEntrySchema)
+    .superRefine((agents, ctx) => {
+      for (const name of Object.keys(agents))
+        if (zooAgent(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `"${name}" is an agent of the zoo already; give yours a name of its own`,
+          });
+    })
     .default({}),
   /** Defaults for `faultline run`; command-line options override them. */
   run: z

@@ -28,7 +28,9 @@ import { successRequired, type SuccessVerdict } from './success.js';
  */
 export interface ExploreAgent {
   readonly name: string;
-  create(options?: { store?: StoreKind }): AgentUnderTest;
+  create(options?: { store?: StoreKind }): AgentUnderTest | Promise<AgentUnderTest>;
+  /** The absolute path of the agent's module, when it comes from one (see TrialOptions). */
+  readonly module?: string;
 }
 
 export interface ExploreOptions {
@@ -128,6 +130,7 @@ export async function judgePlan(
   const run = await runScenario(scenario, {
     outDir,
     agent: () => agent.create({ store: 'memory' }),
+    ...(agent.module === undefined ? {} : { agentModule: agent.module }),
     faultPlan: plan,
     seed,
   });
