@@ -143,6 +143,8 @@ export const configSchema = z.strictObject({
   gates: z.partialRecord(z.enum(AUTONOMY_LEVELS), criteriaSchema).default({}),
 });
 export type FaultlineConfig = z.infer<typeof configSchema>;
+/** What a `faultline.config.ts` default export may say (every field optional). */
+export type FaultlineConfigInput = z.input<typeof configSchema>;
 
 export const CONFIG_FILE = 'faultline.config.ts';
 
@@ -192,10 +194,14 @@ export function gateCriteria(config: FaultlineConfig, level: AutonomyLevel): Gat
  *
  * @example
  * ```ts
- * import { defineConfig } from 'faultline/bin/config';
- * export default defineConfig({ run: { trials: 3 }, gates: { supervised: { k: 3, outcomePassK: 0.9 } } });
+ * import { defineConfig } from 'faultline/config';
+ * export default defineConfig({
+ *   agents: { mine: './my-agent.ts' },
+ *   run: { agent: 'mine', trials: 3 },
+ *   gates: { supervised: { k: 3, outcomePassK: 0.9 } },
+ * });
  * ```
  */
-export function defineConfig(config: z.input<typeof configSchema>): z.input<typeof configSchema> {
+export function defineConfig(config: FaultlineConfigInput): FaultlineConfigInput {
   return config;
 }
