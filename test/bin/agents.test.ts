@@ -83,7 +83,7 @@ describe('--agent ./module.ts', () => {
     const ran = faultline(['show', 'crm/update-contact/none', '--out', serialOut]);
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/agent +my-agent 1\.0\.0 · mode bounded/);
-  });
+  }, 120_000);
 });
 
 describe('agents in faultline.config', () => {
@@ -100,7 +100,7 @@ describe('agents in faultline.config', () => {
     ]);
     expect(ran.status, ran.stderr).toBe(0);
     expect(readResults(out).results.map(gist)).toEqual(serial.map(gist));
-  });
+  }, 120_000);
 
   it('an inline agent runs under workers too, and list shows the configured agents', () => {
     const config = configWithAgents();
@@ -129,7 +129,7 @@ describe('agents in faultline.config', () => {
       expect.objectContaining({ name: 'inline', configured: 'inline' }),
     ]);
     expect(agents.map((a) => a.name)).toContain('reference');
-  });
+  }, 120_000);
 
   it('refuses a configured name that shadows a zoo agent', () => {
     const dir = tempDir('agents-shadow');
@@ -141,7 +141,7 @@ describe('agents in faultline.config', () => {
       'run',
     );
     expect(existsSync(join(dir, 'out'))).toBe(false);
-  });
+  }, 120_000);
 });
 
 describe('bad agent modules: one line, exit 2, nothing written', () => {
@@ -162,15 +162,19 @@ describe('bad agent modules: one line, exit 2, nothing written', () => {
       'no-start.mjs',
       /no-start\.mjs: the default export is an object without start\(\) \(a function\)/,
     ],
-  ])('%s', (name, pattern) => {
-    const out = join(tempDir('agents-bad'), 'out');
-    expectInputError(
-      faultline(['run', 'crm/update-contact', '--agent', fixture(name), '--out', out]),
-      pattern,
-      'run',
-    );
-    expect(existsSync(out)).toBe(false);
-  });
+  ])(
+    '%s',
+    (name, pattern) => {
+      const out = join(tempDir('agents-bad'), 'out');
+      expectInputError(
+        faultline(['run', 'crm/update-contact', '--agent', fixture(name), '--out', out]),
+        pattern,
+        'run',
+      );
+      expect(existsSync(out)).toBe(false);
+    },
+    120_000,
+  );
 });
 
 describe('an agent that never returns', () => {
@@ -184,7 +188,7 @@ describe('an agent that never returns', () => {
     const [run] = readResults(out).results;
     expect(run?.state).toBe('hung');
     expect(run?.grades.outcome?.findings.map((f) => f.code)).toContain('run-hung');
-  });
+  }, 120_000);
 });
 
 describe('--resume with another agent', () => {
@@ -194,7 +198,8 @@ describe('--resume with another agent', () => {
       ...['run', 'crm/update-contact', '--plan', 'none'],
       ...['--agent', './test/fixtures/agents/counting-agent.mjs', '--out', out],
     ]);
-    expect(first.status, first.stderr).toBe(0);
+    // The agent only lists the tools, so its run fails; the set is made all the same.
+    expect(first.status, first.stderr).toBe(1);
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
 
     const ran = faultline([
@@ -209,7 +214,7 @@ describe('--resume with another agent', () => {
     );
     expect(ran.stderr).toMatch(/agent version [0-9a-f]{12} \(this resume: 1\.0\.0\)/);
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
-  });
+  }, 120_000);
 });
 
 describe('matrix and explore take a module agent', () => {
@@ -219,8 +224,10 @@ describe('matrix and explore take a module agent', () => {
       ...['--out', join(tempDir('agents-matrix'), 'out')],
     ]);
     expect(ran.stderr).not.toMatch(/Error/);
-    expect((JSON.parse(ran.stdout) as { agents: string[] }).agents).toEqual(['my-agent']);
-  });
+    // Progress lines come first when stdout is not a terminal; the JSON follows them.
+    const json = ran.stdout.slice(ran.stdout.indexOf('\n{') + 1);
+    expect((JSON.parse(json) as { agents: string[] }).agents).toEqual(['my-agent']);
+  }, 120_000);
 
   it('explore --agent ./module.ts', () => {
     const dir = tempDir('agents-explore');
@@ -230,5 +237,5 @@ describe('matrix and explore take a module agent', () => {
     ]);
     expect(ran.stderr).not.toMatch(/Error/);
     expect(ran.stdout).toContain('exploring crm/update-contact with my-agent');
-  });
+  }, 120_000);
 });
