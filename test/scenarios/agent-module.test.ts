@@ -9,6 +9,8 @@ import {
   loadAgentModule,
   moduleVersion,
 } from '../../scenarios/agent-module.js';
+import { runTrial } from '../../scenarios/engine.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { tempDir } from '../support/cli.js';
 
 const fixture = (name: string): string =>
@@ -80,6 +82,29 @@ describe('loadAgentModule', () => {
     writeFileSync(file, 'export default {\n');
 
     await expect(loadAgentModule(file)).rejects.toThrow(`Invalid agent ${file}: cannot be loaded:`);
+  });
+});
+
+describe('a module agent under runTrial', () => {
+  it('runs from an async factory, a fresh agent per trial, judged by the world', async () => {
+    const file = fileURLToPath(new URL('../../examples/my-agent.ts', import.meta.url));
+    const factory = await loadAgentModule(file);
+    const scenario = BUILT_IN_SCENARIOS.find((s) => s.id === 'crm/update-contact')!;
+    const built: unknown[] = [];
+    const agent = async () => {
+      const made = await factory();
+      built.push(made);
+      return made;
+    };
+
+    const first = await runTrial({ scenario, agent, agentModule: file, outDir: tempDir('mod') });
+    const second = await runTrial({ scenario, agent, agentModule: file, outDir: tempDir('mod') });
+
+    expect(first.trajectory.agent).toBe('my-agent');
+    expect(first.trajectory.outcome.state).toBe('completed');
+    expect([first.asExpected, second.asExpected]).toEqual([true, true]);
+    expect(built).toHaveLength(2);
+    expect(built[1]).not.toBe(built[0]);
   });
 });
 
