@@ -159,8 +159,8 @@ describe('bad agent modules: one line, exit 2, nothing written', () => {
       /throwing-factory\.ts: the agent factory threw: no API key in the environment$/,
     ],
     [
-      'no-start.mjs',
-      /no-start\.mjs: the default export is an object without start\(\) \(a function\)/,
+      'no-start.js',
+      /no-start\.js: the default export is an object without start\(\) \(a function\)/,
     ],
   ])(
     '%s',
@@ -196,7 +196,7 @@ describe('--resume with another agent', () => {
     const out = join(tempDir('agents-resume'), 'out');
     const first = faultline([
       ...['run', 'crm/update-contact', '--plan', 'none'],
-      ...['--agent', './test/fixtures/agents/counting-agent.mjs', '--out', out],
+      ...['--agent', './test/fixtures/agents/counting-agent.js', '--out', out],
     ]);
     // The agent only lists the tools, so its run fails; the set is made all the same.
     expect(first.status, first.stderr).toBe(1);
@@ -210,7 +210,7 @@ describe('--resume with another agent', () => {
     expect(ran.status).toBe(2);
     expect(ran.stderr).toContain('--agent counting (this resume: my-agent)');
     expect(ran.stderr).toMatch(
-      /agent module \S+counting-agent\.mjs \(this resume: \S+my-agent\.ts\)/,
+      /agent module \S+counting-agent\.js \(this resume: \S+my-agent\.ts\)/,
     );
     expect(ran.stderr).toMatch(/agent version [0-9a-f]{12} \(this resume: 1\.0\.0\)/);
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);

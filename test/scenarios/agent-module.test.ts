@@ -31,7 +31,7 @@ describe('loadAgentModule', () => {
   });
 
   it('hands out an exported object as is, every time', async () => {
-    const factory = await loadAgentModule(fixture('counting-agent.mjs'));
+    const factory = await loadAgentModule(fixture('counting-agent.js'));
 
     expect(await factory()).toBe(await factory());
   });
@@ -49,7 +49,7 @@ describe('loadAgentModule', () => {
   it.each([
     ['no-agent.ts', `the default export is a number; ${EXPECTED_EXPORT}`],
     [
-      'no-start.mjs',
+      'no-start.js',
       `the default export is an object without start() (a function); ${EXPECTED_EXPORT}`,
     ],
   ])('refuses %s, naming the file and what was expected', async (name, issue) => {
