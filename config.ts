@@ -1,16 +1,20 @@
 /**
- * `faultline/config`: what a `faultline.config.ts` imports to type its default export.
+ * `faultline/config`: what a `faultline.config.ts` needs — `defineConfig`, which types its
+ * default export, and the config's types.
  *
  * @example
  * ```ts
  * import { defineConfig } from 'faultline/config';
- * export default defineConfig({ run: { trials: 3 } });
+ * export default defineConfig({ agents: { mine: './my-agent.ts' }, run: { agent: 'mine' } });
  * ```
  */
 export {
-  defineConfig,
   AUTONOMY_LEVELS,
+  LEVEL_DEFAULTS,
+  defineConfig,
   type AutonomyLevel,
   type FaultlineConfig,
+  type FaultlineConfigInput,
   type GateCriteria,
 } from './bin/config.js';
+export type { AgentExport, AgentFactory } from './scenarios/agent-module.js';

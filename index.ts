@@ -76,10 +76,72 @@ export {
   type SuiteMetrics,
 } from './graders/metrics.js';
 export { detectionMatrix, EXPECTED_DETECTIONS, type MatrixReport } from './graders/matrix.js';
-export { ZOO, MUTANTS, zooAgent } from './scenarios/agents/zoo.js';
+export { ZOO, MUTANTS, zooAgent, type ZooEntry } from './scenarios/agents/zoo.js';
+export { ReferenceAgent, type ReferenceAgentOptions } from './scenarios/agents/reference.js';
+export { NaiveChatLoopAgent } from './scenarios/agents/naive-chat-loop.js';
 export { CrmWorld } from './scenarios/worlds/crm/index.js';
-export { runTrial } from './scenarios/engine.js';
-export type { Trajectory } from './scenarios/trajectory.js';
+export { runTrial, type TrialOptions, type TrialResult } from './scenarios/engine.js';
+export type {
+  Trajectory,
+  WireCallRecord,
+  FiredFault,
+  ExpectedOutcome,
+  WorldTool,
+  WorldApproval,
+} from './scenarios/trajectory.js';
+export {
+  agentOutcome,
+  type AgentUnderTest,
+  type AgentRun,
+  type AgentOutcome,
+  type AgentReport,
+  type AgentResult,
+  type AgentRecords,
+} from './scenarios/agent.js';
+export {
+  type AgentExport,
+  type AgentFactory,
+  EXPECTED_EXPORT,
+  loadAgentModule,
+} from './scenarios/agent-module.js';
+export {
+  evaluate,
+  resolveValue,
+  describePredicate,
+  predicateSchema,
+  valueExprSchema,
+  type Predicate,
+  type ValueExpr,
+} from './runtime/predicate.js';
+export type {
+  ActionOrigin,
+  ActionRecord,
+  ActionStatus,
+  ApprovalRecord,
+  ApprovalStatus,
+  BudgetUse,
+  CheckpointBoundary,
+  CheckpointRecord,
+  EventRecord,
+  EvidenceRecord,
+  PlanRecord,
+  RunRecord,
+  RunVersions,
+} from './runtime/records.js';
+export {
+  FAULT_KINDS,
+  NO_FAULTS,
+  faultPlanSchema,
+  faultSchema,
+  triggerSchema,
+  type Fault,
+  type FaultInput,
+  type FaultKind,
+  type FaultPlan,
+  type FaultPlanInput,
+  type Trigger,
+} from './faults/catalog.js';
+export { type RunCredential } from './runtime/credential.js';
 export {
   faultArbitrary,
   faultPlanArbitrary,

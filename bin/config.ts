@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { AUTONOMY_MODES } from '../runtime/contract.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { importUserModule } from '../scenarios/user-module.js';
+import { type AgentExport } from '../scenarios/agent-module.js';
+import { zooAgent } from '../scenarios/agents/zoo.js';
 
 /** The promotion ladder, loosest evidence first. */
 export const AUTONOMY_LEVELS = [
@@ -89,10 +91,39 @@ function level(minRuns: number, passK: number, recoveryPassRate: number): GateCr
  */
 export const MAX_TRIALS = 100;
 
+/**
+ * A configured agent: a module path (relative to the config file) whose default export is an
+ * agent or a factory, or the agent or factory itself. Checked in full when it is chosen.
+ */
+const agentEntrySchema = z.union([
+  z.string().min(1),
+  z.custom<AgentExport>(
+    (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+    'expected a module path, an agent (an object with name and start()) or a function returning one',
+  ),
+]);
+
 export const configSchema = z.strictObject({
+  /**
+   * Agents by name, for `--agent NAME` and `run.agent`: a module path (relative to this file)
+   * or an agent or factory written inline. A name may not be one of the zoo's.
+   */
+  agents: z
+    .record(z.string(), agentEntrySchema)
+    .superRefine((agents, ctx) => {
+      for (const name of Object.keys(agents))
+        if (zooAgent(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `"${name}" is an agent of the zoo already; give yours a name of its own`,
+          });
+    })
+    .default({}),
   /** Defaults for `faultline run`; command-line options override them. */
   run: z
     .strictObject({
+      /** A zoo agent, a name from `agents`, or a module path. */
       agent: z.string().optional(),
       mode: z.enum(AUTONOMY_MODES).optional(),
       faults: z.string().optional(),
@@ -113,6 +144,8 @@ export const configSchema = z.strictObject({
   gates: z.partialRecord(z.enum(AUTONOMY_LEVELS), criteriaSchema).default({}),
 });
 export type FaultlineConfig = z.infer<typeof configSchema>;
+/** What a `faultline.config.ts` default export may say (every field optional). */
+export type FaultlineConfigInput = z.input<typeof configSchema>;
 
 export const CONFIG_FILE = 'faultline.config.ts';
 
@@ -162,9 +195,13 @@ export function gateCriteria(config: FaultlineConfig, level: AutonomyLevel): Gat
  * @example
  * ```ts
  * import { defineConfig } from 'faultline/config';
- * export default defineConfig({ run: { trials: 3 }, gates: { supervised: { k: 3, outcomePassK: 0.9 } } });
+ * export default defineConfig({
+ *   agents: { mine: './my-agent.ts' },
+ *   run: { agent: 'mine', trials: 3 },
+ *   gates: { supervised: { k: 3, outcomePassK: 0.9 } },
+ * });
  * ```
  */
-export function defineConfig(config: z.input<typeof configSchema>): z.input<typeof configSchema> {
+export function defineConfig(config: FaultlineConfigInput): FaultlineConfigInput {
   return config;
 }

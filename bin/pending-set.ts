@@ -31,6 +31,10 @@ const COMMIT_MARK = 'commit';
 /** The options that define a result set: which cases it holds, made by which agent. */
 export const setDefinitionSchema = z.strictObject({
   agent: z.string(),
+  /** The agent's module (absolute), when it comes from one; sets made before: unset. */
+  agentModule: z.string().nullable().default(null),
+  /** The agent's version (its own, or its module's hash); sets made before: unset. */
+  agentVersion: z.string().nullable().default(null),
   mode: z.string().nullable(),
   faults: z.string(),
   plan: z.string().nullable(),
@@ -50,9 +54,15 @@ const setFileSchema = z.strictObject({
 });
 
 /** The definition of the set a suite makes (paths resolved: from another folder, one is another file). */
-export function setDefinition(suite: SuiteOptions, shard?: string): SetDefinition {
+export function setDefinition(
+  suite: SuiteOptions,
+  shard?: string,
+  agent?: { readonly module?: string; readonly version: string },
+): SetDefinition {
   return {
     agent: suite.agent,
+    agentModule: agent?.module ?? null,
+    agentVersion: agent?.version ?? null,
     mode: suite.mode ?? null,
     faults: suite.faults,
     plan: suite.plan ?? null,
@@ -68,6 +78,8 @@ export function setDefinition(suite: SuiteOptions, shard?: string): SetDefinitio
 /** How each option is spelled on the command line, for saying what differs. */
 const FLAGS: Record<keyof SetDefinition, string> = {
   agent: '--agent',
+  agentModule: 'agent module',
+  agentVersion: 'agent version',
   mode: '--mode',
   faults: '--faults',
   plan: '--plan',

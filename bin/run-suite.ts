@@ -5,6 +5,7 @@ import {
   checkCases,
   runCase,
   shardOf,
+  suiteAgent,
   suiteSelection,
   type SkippedPlan,
   type SuiteCase,
@@ -49,13 +50,14 @@ export interface SuiteRun {
  */
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
   const selection = await suiteSelection(suite);
-  checkCases(selection.cases, suite.agent);
+  const agent = await suiteAgent(suite);
+  await checkCases(selection.cases, agent);
   const cases = shardOf(selection.cases, options.shard);
   const lock = FolderLock.take(options.out, 'run');
   try {
     const pending = openPendingSet(
       options.out,
-      setDefinition(suite, options.shard),
+      setDefinition(suite, options.shard, agent),
       options.resume ?? false,
     );
     const byId = new Map(cases.map((c) => [c.id, c]));
@@ -89,7 +91,7 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
         );
       } else {
         for (const c of todo) {
-          const { result, trajectory } = await runCase(c, suite.agent, pending.dir);
+          const { result, trajectory } = await runCase(c, agent, pending.dir);
           record(result, trajectory);
         }
       }

@@ -11,8 +11,6 @@ import {
   type RunResult,
 } from '../reports/results.js';
 import type { AutonomyMode } from '../runtime/contract.js';
-import type { AgentUnderTest } from '../scenarios/agent.js';
-import { zooAgent } from '../scenarios/agents/zoo.js';
 import { checkChildMode } from '../scenarios/child/child-agent-host.js';
 import { trialSeed, validateFaultPlan } from '../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
@@ -33,13 +31,22 @@ import type { Scenario } from '../scenarios/scenario.js';
 import type { Trajectory } from '../scenarios/trajectory.js';
 import { VirtualClock } from '../scenarios/virtual-clock.js';
 import type { World } from '../scenarios/world/world.js';
+import {
+  agentArgument,
+  resolveAgent,
+  type AgentSource,
+  type ResolvedAgent,
+} from './agent-source.js';
 import { matchesAny } from './glob.js';
 import { UsageError } from './usage-error.js';
 
 /** What selects a suite; the same options rebuild the same cases in every worker. */
 export interface SuiteOptions {
   globs: readonly string[];
+  /** The agent's name (a zoo name, unless `agentSource` says where the agent comes from). */
   agent: string;
+  /** Where the agent comes from, as data every worker rebuilds it from (default: the zoo). */
+  agentSource?: AgentSource;
   /** Overrides every scenario's autonomy mode. */
   mode?: AutonomyMode;
   /** `all`, `none`, or fault kinds separated by commas. */
@@ -91,7 +98,8 @@ export async function suiteCases(options: SuiteOptions): Promise<SuiteCase[]> {
 export async function suiteSelection(
   options: SuiteOptions,
 ): Promise<{ cases: SuiteCase[]; skipped: SkippedPlan[] }> {
-  if (!zooAgent(options.agent)) throw new UsageError(`unknown agent "${options.agent}"`);
+  const agent = await suiteAgent(options);
+  const agentWord = agentArgument(agent.source);
   const loaded = [...BUILT_IN_SCENARIOS];
   // Where each id came from: two scenarios with one id would make a set no command can read.
   const origin = new Map<string, string>(loaded.map((s) => [s.id, 'a built-in scenario']));
@@ -189,12 +197,12 @@ export async function suiteSelection(
       const words = [
         `--plan ${p.faultPlan.id}`,
         `--seed ${seed}`,
-        ...(options.agent === 'reference' ? [] : [`--agent ${options.agent}`]),
+        ...(agentWord === 'reference' ? [] : [`--agent ${agentWord}`]),
         ...(options.mode ? [`--mode ${options.mode}`] : []),
       ];
       cases.push({
         index: cases.length,
-        id: `${options.agent}|${runMode}|${p.scenario.id}|${p.faultPlan.id}|${trial}`,
+        id: `${agent.name}|${runMode}|${p.scenario.id}|${p.faultPlan.id}|${trial}`,
         scenario,
         faultPlan,
         trial,
@@ -213,9 +221,11 @@ export async function suiteSelection(
  * engine checks the same when a case starts, which is too late: earlier runs would be
  * stored and the suite stopped halfway.
  */
-export function checkCases(cases: readonly SuiteCase[], agentName: string): void {
-  const agent = zooAgent(agentName)?.create();
-  if (!agent) throw new UsageError(`unknown agent "${agentName}"`);
+export async function checkCases(
+  cases: readonly SuiteCase[],
+  chosen: string | ResolvedAgent,
+): Promise<void> {
+  const agent = await (await agentFrom(chosen)).create();
   const worlds = new Map<string, World<unknown>>();
   for (const c of cases) {
     if (c.trial > 0) continue;
@@ -390,25 +400,34 @@ export function shardOf<T extends { index: number }>(cases: readonly T[], shard?
   return cases.filter((c) => c.index % n === i - 1);
 }
 
+/** The suite's agent, loaded and checked (once per process). */
+export function suiteAgent(options: SuiteOptions): Promise<ResolvedAgent> {
+  return resolveAgent(options.agentSource ?? { kind: 'zoo', name: options.agent });
+}
+
+/** A zoo agent by name, or an agent already resolved. */
+function agentFrom(chosen: string | ResolvedAgent): Promise<ResolvedAgent> {
+  return typeof chosen === 'string'
+    ? resolveAgent({ kind: 'zoo', name: chosen })
+    : Promise.resolve(chosen);
+}
+
 /** Runs one case and grades it: the record and the trajectory to store. */
 export async function runCase(
   c: SuiteCase,
-  agentName: string,
+  chosen: string | ResolvedAgent,
   outDir: string,
-  /** Builds the agent; default the zoo's agent of that name. */
-  create?: () => AgentUnderTest,
 ): Promise<{ result: RunResult; trajectory: Trajectory }> {
-  const entry = create ? undefined : zooAgent(agentName);
-  const agent = create ?? (entry ? () => entry.create() : undefined);
-  if (!agent) throw new UsageError(`unknown agent "${agentName}"`);
+  const agent = await agentFrom(chosen);
   const run = await runScenario(c.scenario, {
     outDir,
-    agent,
+    agent: () => agent.create(),
+    ...(agent.module === undefined ? {} : { agentModule: agent.module }),
     faultPlan: c.faultPlan,
     seed: c.seed,
     trial: c.trial,
   });
-  return caseResult(c, agentName, run);
+  return caseResult(c, agent, run);
 }
 
 /**
@@ -417,7 +436,7 @@ export async function runCase(
  */
 export function caseResult(
   c: SuiteCase,
-  agentName: string,
+  agent: { readonly name: string; readonly version: string },
   run: Pick<ScenarioRunResult, 'trajectory' | 'mismatches' | 'writesConfirmed' | 'effects'>,
 ): { result: RunResult; trajectory: Trajectory } {
   const { trajectory } = run;
@@ -428,7 +447,8 @@ export function caseResult(
     version: RESULT_VERSION,
     id: c.id,
     index: c.index,
-    agent: agentName,
+    agent: agent.name,
+    agentVersion: agent.version,
     mode: c.mode,
     scenarioId: c.scenario.id,
     title: c.scenario.title,

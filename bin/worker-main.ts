@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { runCase, suiteCases } from './suite.js';
+import { runCase, suiteAgent, suiteCases } from './suite.js';
 import type { WorkerJob, WorkerReply } from './workers.js';
 
 /** A worker thread of `faultline run --workers N`: runs the cases the main thread hands it. */
@@ -7,6 +7,9 @@ const job = workerData as WorkerJob;
 const port = parentPort;
 if (!port) throw new Error('bin/worker-main.ts runs only as a worker thread');
 const cases = await suiteCases(job.suite);
+// Rebuilt here from its source (a module path, a config file and entry): functions do not
+// cross into a worker thread.
+const agent = await suiteAgent(job.suite);
 port.on('message', (index: number) => {
   const c = cases[index];
   const reply = (r: WorkerReply): void => {
@@ -16,7 +19,7 @@ port.on('message', (index: number) => {
     reply({ kind: 'error', index, message: `no case ${index}` });
     return;
   }
-  runCase(c, job.suite.agent, job.out).then(
+  runCase(c, agent, job.out).then(
     ({ result, trajectory }) => {
       reply({ kind: 'result', result, trajectory });
     },

@@ -1,9 +1,13 @@
 // A plain agent, as a team would write one with the stock MCP client: it follows the run's plan
 // step by step, retries what the world says is worth retrying, and keeps nothing on disk.
-// (These imports become `from 'faultline'` once the package entry exports them.)
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { evaluate, resolveValue } from '../runtime/predicate.js';
-import type { AgentResult, AgentRun, AgentUnderTest } from '../scenarios/agent.js';
+import {
+  evaluate,
+  resolveValue,
+  type AgentResult,
+  type AgentRun,
+  type AgentUnderTest,
+} from '../index.js';
 
 /** Attempts per call, the first one included. */
 const ATTEMPTS = 4;
@@ -62,7 +66,11 @@ async function callWithRetries(
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     let retryAfterMs: number | undefined;
     try {
-      const result = await withTimeout(run, run.client.callTool({ name, arguments: args }));
+      // The SDK's own request timeout; under faultline its timer runs on the run's clock.
+      const result = await run.client.callTool({ name, arguments: args }, undefined, {
+        timeout: CALL_TIMEOUT_MS,
+        signal: run.signal,
+      });
       if (result.isError !== true) return { ok: true, value: result.structuredContent ?? null };
       const error = typedError(result._meta);
       reason = `${name}: ${error?.class ?? 'error'}: ${error?.message ?? JSON.stringify(result.content)}`;
@@ -73,7 +81,7 @@ async function callWithRetries(
       reason = `${name}: ${error instanceof Error ? error.message : String(error)}`;
       if (run.signal.aborted) return { ok: false, reason };
     }
-    if (attempt < ATTEMPTS) await sleep(run, retryAfterMs ?? backoff);
+    if (attempt < ATTEMPTS) await sleep(retryAfterMs ?? backoff);
     backoff *= 2;
   }
   return { ok: false, reason: `gave up after ${ATTEMPTS} attempts: ${reason}` };
@@ -88,21 +96,6 @@ function typedError(
   return error as { class: string; message?: string; retryAfterMs?: number };
 }
 
-// virtual timers: switch to setTimeout once the run scopes them
-function sleep(run: AgentRun, ms: number): Promise<void> {
-  return run.clock.sleep(ms, run.signal).catch(() => undefined);
-}
-
-// virtual timers: switch to the SDK's `{ timeout }` request option once the run scopes them
-async function withTimeout<T>(run: AgentRun, call: Promise<T>): Promise<T> {
-  const stop = new AbortController();
-  const timedOut = run.clock.sleep(CALL_TIMEOUT_MS, stop.signal).then(() => {
-    throw new Error(`no reply within ${CALL_TIMEOUT_MS} ms`);
-  });
-  try {
-    return await Promise.race([call, timedOut]);
-  } finally {
-    stop.abort();
-    timedOut.catch(() => undefined);
-  }
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

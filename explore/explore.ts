@@ -29,7 +29,9 @@ import { successRequired, type SuccessVerdict } from './success.js';
  */
 export interface ExploreAgent {
   readonly name: string;
-  create(options?: { store?: StoreKind }): AgentUnderTest;
+  create(options?: { store?: StoreKind }): AgentUnderTest | Promise<AgentUnderTest>;
+  /** The absolute path of the agent's module, when it comes from one (see TrialOptions). */
+  readonly module?: string;
 }
 
 export interface ExploreOptions {
@@ -129,6 +131,7 @@ export async function judgePlan(
   const run = await runScenario(scenario, {
     outDir,
     agent: () => agent.create({ store: 'memory' }),
+    ...(agent.module === undefined ? {} : { agentModule: agent.module }),
     faultPlan: plan,
     seed,
   });
@@ -239,7 +242,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   let harness: Error | undefined;
   const property = fc.asyncProperty(
     // Only faults that can reach the agent: a plan of faults it never meets proves nothing.
-    faultPlanArbitrary(reach, { maxFaults, agent: reachOfAgent(agent) }),
+    faultPlanArbitrary(reach, { maxFaults, agent: await reachOfAgent(agent) }),
     async (plan): Promise<boolean> => {
       const shrinking = failing !== undefined;
       let judged: JudgedPlan;
@@ -296,7 +299,9 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
 }
 
 /** What the explored agent lets faults reach, from what an instance of it exposes. */
-function reachOfAgent(agent: ExploreAgent): AgentReach {
-  const exposes = agent.create({ store: 'memory' }).exposes ?? {};
+async function reachOfAgent(agent: ExploreAgent): Promise<AgentReach> {
+  const built = await agent.create({ store: 'memory' });
+  built.discard?.();
+  const exposes = built.exposes ?? {};
   return { probes: exposes.probes === true, planner: exposes.planner === true };
 }

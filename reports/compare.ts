@@ -90,12 +90,16 @@ export interface UnpairedRun extends PairKey {
 export interface SideSummary {
   readonly runs: number;
   readonly agents: readonly string[];
+  /** Each agent with the version its runs were made with (its own, or its module's hash). */
+  readonly agentVersions: readonly { readonly name: string; readonly version: string }[];
   readonly modes: readonly string[];
 }
 
 export interface Comparison {
   readonly a: SideSummary;
   readonly b: SideSummary;
+  /** The sides were made by different agents, or different versions of one. */
+  readonly agentChanged: boolean;
   readonly pairs: number;
   /** The k of every pass^k. */
   readonly k: number;
@@ -224,6 +228,7 @@ export function compareResults(
   return {
     a: summarise(a),
     b: summarise(b),
+    agentChanged: agentsOf(a) !== agentsOf(b),
     pairs: pairs.length,
     k,
     groups: groups.size,
@@ -311,11 +316,18 @@ function indexByKey(runs: readonly RunResult[], side: 'A' | 'B'): Map<string, Ru
 }
 
 function summarise(runs: readonly RunResult[]): SideSummary {
+  const versions = new Map(runs.map((r) => [`${r.agent}@${r.agentVersion}`, r]));
   return {
     runs: runs.length,
     agents: [...new Set(runs.map((r) => r.agent))],
+    agentVersions: [...versions.values()].map((r) => ({ name: r.agent, version: r.agentVersion })),
     modes: [...new Set(runs.map((r) => r.mode))],
   };
+}
+
+/** A side's agents and versions as one comparable string. */
+function agentsOf(runs: readonly RunResult[]): string {
+  return JSON.stringify([...new Set(runs.map((r) => `${r.agent}@${r.agentVersion}`))].sort());
 }
 
 function describeRuns(runs: readonly RunResult[]): string {
@@ -342,6 +354,8 @@ const points = (delta: number | null): string => {
 const pValue = (p: number): string =>
   p === 1 ? '1' : p < 0.0001 ? '< 0.0001' : p.toPrecision(2).replace(/\.?0+$/, '');
 const allowed = (fraction: number): string => `${(Math.round(fraction * 1000) / 10).toString()} pp`;
+const agentList = (s: SideSummary): string =>
+  s.agentVersions.map((a) => `${a.name} ${a.version}`).join(', ') || '–';
 const where = (key: PairKey): string =>
   `${key.scenarioId} / ${key.faultPlanId} · seed ${key.seed} · trial ${key.trial}`;
 
@@ -361,10 +375,13 @@ export function renderComparison(
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
   };
   const side = (name: 'A' | 'B', s: SideSummary, label?: string): string =>
-    `${name}: ${label ?? ''}${label ? ' — ' : ''}${s.runs} run(s), agent ${s.agents.join(', ') || '–'}, mode ${s.modes.join(', ') || '–'}`;
+    `${name}: ${label ?? ''}${label ? ' — ' : ''}${s.runs} run(s), agent ${agentList(s)}, mode ${s.modes.join(', ') || '–'}`;
   const lines = [
     side('A', comparison.a, options.labels?.a),
     side('B', comparison.b, options.labels?.b),
+    comparison.agentChanged
+      ? `the agent differs: ${agentList(comparison.a)} → ${agentList(comparison.b)}`
+      : `the same agent on both sides: ${agentList(comparison.a)}`,
     `${comparison.pairs} pair(s) by scenario, fault plan, seed and trial`,
   ];
 

@@ -134,11 +134,14 @@ export function judgeLevel(results: readonly RunResult[], gate: GateInput): Leve
   const runs = results.filter((r) => r.mode === gate.mode);
   const others = results.filter((r) => r.mode !== gate.mode);
   const agents = [...new Set(runs.map((r) => r.agent))];
-  if (agents.length > 1) {
+  // Two versions of one agent are two agents: evidence for one says nothing of the other.
+  const versions = [...new Set(runs.map((r) => `${r.agent} ${r.agentVersion}`))];
+  if (agents.length > 1 || versions.length > 1) {
+    const named = agents.length > 1 ? agents : versions;
     throw new PromotionError(
       'several-agents',
-      `the runs in ${gate.mode} mode are of ${agents.length} agents (${agents.join(', ')}); a level is judged on one agent's runs`,
-      { agents },
+      `the runs in ${gate.mode} mode are of ${named.length} ${agents.length > 1 ? 'agents' : 'versions of an agent'} (${named.join(', ')}); a level is judged on one agent's runs`,
+      { agents: named },
     );
   }
   const byMode: Record<string, number> = {};

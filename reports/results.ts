@@ -42,14 +42,20 @@ const gradeSchema = z.object({
 });
 
 /** One finished run: who ran what, how it ended, its grades and how to replay it. */
-export const runResultSchema = z.object({
+const runRecordSchema = z.object({
   format: z.literal(RESULT_FORMAT),
   version: z.literal(RESULT_VERSION),
   /** Unique within a result set: agent, mode, scenario, fault plan and trial. */
   id: z.string(),
   /** Position in the suite's case order: reports sort by it, so worker order never shows. */
   index: z.number().int().nonnegative(),
+  /** The agent's name. */
   agent: z.string(),
+  /**
+   * The agent's own `version`, else a short hash of its module's bytes (the zoo's agents:
+   * faultline's version), so `compare` can say what changed. Records made before it: unknown.
+   */
+  agentVersion: z.string().default('unknown'),
   /** The autonomy mode the run was made in (the contract's own, or `--mode`). */
   mode: z.string(),
   scenarioId: z.string(),
@@ -100,7 +106,18 @@ export const runResultSchema = z.object({
   /** The trajectory's file, relative to the result set's folder. */
   trajectoryFile: z.string(),
 });
-export type RunResult = z.infer<typeof runResultSchema>;
+/**
+ * A run record as read: `agent: { name, version }` (as a record written by hand or by another
+ * tool may spell it) is read as the name and `agentVersion`.
+ */
+export const runResultSchema = z.preprocess((raw) => {
+  if (raw === null || typeof raw !== 'object' || !('agent' in raw)) return raw;
+  const { agent } = raw;
+  if (agent === null || typeof agent !== 'object') return raw;
+  const { name, version } = agent as { name?: unknown; version?: unknown };
+  return { ...raw, agent: name, agentVersion: version };
+}, runRecordSchema);
+export type RunResult = z.infer<typeof runRecordSchema>;
 
 /** A problem with a results file: names the file and where, in one line. */
 export class ResultsError extends Error {

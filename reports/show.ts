@@ -429,7 +429,7 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
     field('run', printable(result.id)),
     field(
       'agent',
-      `${printable(result.agent)} · mode ${printable(result.mode)} · world ${printable(result.world)} · tier ${result.tier} · seed ${result.seed}`,
+      `${printable(result.agent)} ${printable(result.agentVersion)} · mode ${printable(result.mode)} · world ${printable(result.world)} · tier ${result.tier} · seed ${result.seed}`,
     ),
     field(
       'faults',

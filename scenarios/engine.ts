@@ -69,9 +69,9 @@ export interface TrialOptions {
    * crashed instance held in memory survives, as in a restarted process. A factory that
    * returns one object (a module whose default export is an agent, not a factory) has it
    * reused, after `discard`. Built-in agents are reused (the reference's in-memory store lives
-   * in its instance).
+   * in its instance). A user's factory may be async.
    */
-  agent: () => AgentUnderTest;
+  agent: () => AgentUnderTest | Promise<AgentUnderTest>;
   /**
    * The absolute path of the module the agent comes from (default export: an agent or a
    * factory). With it, a child-process crash runs the agent in a child that imports it.
@@ -243,7 +243,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
   const world = factory.create({ ...scenario.world.options, seed, clock });
   validateFaultPlan(scenario, plan, world);
-  let agent = options.agent();
+  let agent = await options.agent();
   // Decided before the run, from the plan and what the agent exposes: never fired, never judged.
   const notApplicable = notApplicableFaults(
     plan,
@@ -514,7 +514,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       await disconnect();
       life.abort(new Error('the agent crashed'));
       // An agent module is built afresh, as a restarted process would import it again.
-      if (options.agentModule !== undefined) agent = options.agent();
+      if (options.agentModule !== undefined) agent = await options.agent();
       crashes.push({
         probe: first.c.probe,
         at: clock.now(),

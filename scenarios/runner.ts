@@ -14,7 +14,9 @@ export interface RunScenarioOptions {
   seed?: number;
   safeguards?: Partial<Safeguards>;
   /** The agent under test (default: the reference runtime with `safeguards`). */
-  agent?: () => AgentUnderTest;
+  agent?: () => AgentUnderTest | Promise<AgentUnderTest>;
+  /** The absolute path of the agent's module, when it comes from one (see TrialOptions). */
+  agentModule?: string;
   /** Faults to inject (default: none). */
   faultPlan?: FaultPlan;
   /** Which trial of the scenario and plan this is (recorded in the trajectory; default 0). */
@@ -69,6 +71,7 @@ export async function runScenario(
     faultPlan: plan,
     seed,
     ...(options.trial === undefined ? {} : { trial: options.trial }),
+    ...(options.agentModule === undefined ? {} : { agentModule: options.agentModule }),
     runId,
     outDir: options.outDir,
     ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -4,7 +4,9 @@ import { describePlan } from '../../explore/describe.js';
 import { explore, type ExploreCounterexample } from '../../explore/explore.js';
 import { regressionFileName, regressionFor } from '../../explore/regression.js';
 import { writeFileAtomic } from '../../reports/results.js';
-import { ZOO, zooAgent } from '../../scenarios/agents/zoo.js';
+import { ZOO } from '../../scenarios/agents/zoo.js';
+import { agentArgument, chooseAgent, resolveAgent } from '../agent-source.js';
+import { configFile, loadConfig } from '../config.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import type { Scenario } from '../../scenarios/scenario.js';
@@ -30,7 +32,8 @@ Arguments:
   SCENARIO             a scenario id, e.g. refunds/partial-refund (see faultline list)
 
 Options:
-  --agent NAME         the agent under test (default: reference; see the zoo below)
+  --agent NAME|PATH    the agent under test (default: reference; see the zoo below), a name
+                       from the config's agents, or a module path (./my-agent.ts)
   --runs N             fault plans to try (default 100)
   --seed S             the search's seed (default: a fresh one, printed)
   --max-faults M       most faults in one plan (default 3)
@@ -71,11 +74,9 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
       `expects one scenario id (got ${positionals.length === 0 ? 'none' : positionals.join(' ')})`,
     );
   const id = positionals[0] ?? '';
-  const agent = zooAgent(values.agent);
-  if (!agent)
-    throw new UsageError(
-      `--agent: unknown agent "${values.agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`,
-    );
+  const config = await loadConfig(undefined);
+  const source = chooseAgent(values.agent, { file: configFile(), agents: config.agents });
+  const agent = await resolveAgent(source);
   const runs = whole('--runs', values.runs, 1) ?? 100;
   const maxFaults = whole('--max-faults', values['max-faults'], 0) ?? 3;
   if (maxFaults > 20) throw new UsageError(`--max-faults must be at most 20 (got ${maxFaults})`);
@@ -132,7 +133,7 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
   const regression = await regressionFor(scenario, result, values.out);
   const file = join(values.regressions, regressionFileName(result));
   writeFileAtomic(file, `${JSON.stringify(regression, null, 2)}\n`);
-  io.out(report(result, { runs, files, seconds, file, agentFlag: agent.name }));
+  io.out(report(result, { runs, files, seconds, file, agentFlag: agentArgument(source) }));
   return 1;
 }
 

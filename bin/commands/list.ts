@@ -6,17 +6,20 @@ import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { WORLDS } from '../../scenarios/library/worlds.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import type { Scenario } from '../../scenarios/scenario.js';
+import { configFile, loadConfig } from '../config.js';
 import type { Io } from '../io.js';
 
 export const LIST_HELP = `Usage: faultline list [options]
 
 Lists what faultline can run: the scenarios by world (id, title, consequence tier, and each
 fault plan with the fault kinds it injects), the fault kinds with their coverage (how many
-scenarios in how many worlds inject each), and the agents of the zoo.
+scenarios in how many worlds inject each), the agents of the zoo, and the agents the config
+names (its agents map).
 
 Options:
   --json             print the same as JSON
   --scenarios FILE   also list scenarios from FILE (.ts/.js module or .json); repeatable
+  --config FILE      configuration (default: faultline.config.ts, if it exists)
   -h, --help         show this help
 
 Exit codes: 0 listed, 2 bad arguments.`;
@@ -71,7 +74,8 @@ export interface Listing {
     worlds: string[];
     meetsBar: boolean;
   }[];
-  agents: { name: string; description: string }[];
+  /** The zoo's agents, then the config's (`configured`: what its agents map says). */
+  agents: { name: string; description: string; configured?: string }[];
 }
 
 export async function listCommand(argv: string[], io: Io): Promise<number> {
@@ -82,6 +86,7 @@ export async function listCommand(argv: string[], io: Io): Promise<number> {
     options: {
       json: { type: 'boolean', default: false },
       scenarios: { type: 'string', multiple: true },
+      config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -91,13 +96,17 @@ export async function listCommand(argv: string[], io: Io): Promise<number> {
   }
   const scenarios = [...BUILT_IN_SCENARIOS];
   for (const file of values.scenarios ?? []) scenarios.push(...(await loadScenarioFile(file)));
-  const listing = listingOf(scenarios);
+  const config = await loadConfig(values.config);
+  const listing = listingOf(scenarios, configured(config.agents, configFile(values.config)));
   io.out(values.json ? JSON.stringify(listing, null, 2) : renderListing(listing));
   return 0;
 }
 
 /** Scenarios grouped by world in the order they are first met; worlds, kinds and agents. */
-export function listingOf(scenarios: readonly Scenario[]): Listing {
+export function listingOf(
+  scenarios: readonly Scenario[],
+  configuredAgents: Listing['agents'] = [],
+): Listing {
   const worlds = new Map<string, Listing['worlds'][number]>();
   for (const s of scenarios) {
     const name = s.world.name;
@@ -136,8 +145,26 @@ export function listingOf(scenarios: readonly Scenario[]): Listing {
       worlds: c.worlds,
       meetsBar: meetsCoverageBar(c),
     })),
-    agents: ZOO.map((a) => ({ name: a.name, description: a.description })),
+    agents: [
+      ...ZOO.map((a) => ({ name: a.name, description: a.description })),
+      ...configuredAgents,
+    ],
   };
+}
+
+/** The config's agents as the listing shows them: where each comes from. */
+function configured(
+  agents: Readonly<Record<string, unknown>>,
+  file: string | undefined,
+): Listing['agents'] {
+  return Object.entries(agents).map(([name, entry]) => {
+    const where = typeof entry === 'string' ? entry : 'inline';
+    return {
+      name,
+      description: `configured in ${file ?? 'the config'}: ${where}`,
+      configured: where,
+    };
+  });
 }
 
 function renderListing(listing: Listing): string {

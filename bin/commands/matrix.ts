@@ -9,10 +9,13 @@ import {
   type MatrixRun,
 } from '../../graders/matrix.js';
 import { renderMatrix } from '../../reports/matrix-table.js';
-import { ZOO, type ZooEntry } from '../../scenarios/agents/zoo.js';
+import type { AgentUnderTest } from '../../scenarios/agent.js';
+import { ZOO } from '../../scenarios/agents/zoo.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { runScenario } from '../../scenarios/runner.js';
+import { chooseAgent, resolveAgent } from '../agent-source.js';
+import { configFile, loadConfig } from '../config.js';
 import { matchesAny } from '../glob.js';
 import type { Io } from '../io.js';
 import { checkOutputFolder } from '../output-folder.js';
@@ -28,7 +31,8 @@ with sources to cite), and the reference agent passes every dimension of every r
 finding.
 
 Options:
-  --agent NAME   only this agent (repeatable; default: the whole zoo)
+  --agent NAME   only this agent (repeatable; default: the whole zoo): a zoo agent, a name
+                 from the config's agents, or a module path (./my-agent.ts)
   --quick        run only as much as shows the matrix holds: the reference on every run,
                  each mutant until its detection bar is met, each scenario until some agent
                  fails it (a fraction of the runs; cells list only the codes seen)
@@ -58,14 +62,10 @@ export async function matrixCommand(argv: string[], io: Io): Promise<number> {
   }
   checkOutputFolder(values.out, '--out');
   const names = values.agent ?? ZOO.map((a) => a.name);
-  const agents = names.map((name) => {
-    const entry = ZOO.find((a) => a.name === name);
-    if (!entry)
-      throw new UsageError(
-        `unknown agent "${name}" (agents: ${ZOO.map((a) => a.name).join(', ')})`,
-      );
-    return entry;
-  });
+  const config = await loadConfig(undefined);
+  const configured = { file: configFile(), agents: config.agents };
+  const agents: MatrixAgent[] = [];
+  for (const name of names) agents.push(await resolveAgent(chooseAgent(name, configured)));
   const scenarios = BUILT_IN_SCENARIOS.filter((s) => matchesAny(s.id, positionals));
   if (scenarios.length === 0)
     throw new UsageError(
@@ -96,12 +96,20 @@ export async function matrixCommand(argv: string[], io: Io): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
+/** An agent of the matrix: a zoo agent, or a user's (then built from its module per run). */
+export interface MatrixAgent {
+  readonly name: string;
+  create(): AgentUnderTest | Promise<AgentUnderTest>;
+  /** The absolute path of the agent's module, when it comes from one (see TrialOptions). */
+  readonly module?: string;
+}
+
 /**
  * Runs each agent over each scenario, without faults and under each of its fault plans, and
  * grades every run. Serial, so figures and stores are deterministic.
  */
 export async function collectMatrixRuns(
-  agents: readonly ZooEntry[],
+  agents: readonly MatrixAgent[],
   scenarios: readonly Scenario[],
   outDir: string,
   onRun: (done: number, total: number | undefined, run: MatrixRun) => void = () => undefined,
@@ -121,7 +129,7 @@ export async function collectMatrixRuns(
 }
 
 async function matrixRun(
-  agent: ZooEntry,
+  agent: MatrixAgent,
   scenario: Scenario,
   faultPlan: FaultPlan,
   outDir: string,
@@ -129,6 +137,7 @@ async function matrixRun(
   const result = await runScenario(scenario, {
     outDir,
     agent: () => agent.create(),
+    ...(agent.module === undefined ? {} : { agentModule: agent.module }),
     faultPlan,
   });
   return {
@@ -149,7 +158,7 @@ async function matrixRun(
  * that cells list only the codes raised by the runs made.
  */
 export async function collectQuickMatrixRuns(
-  agents: readonly ZooEntry[],
+  agents: readonly MatrixAgent[],
   scenarios: readonly Scenario[],
   outDir: string,
   onRun: (done: number, total: number | undefined, run: MatrixRun) => void = () => undefined,
@@ -157,7 +166,11 @@ export async function collectQuickMatrixRuns(
 ): Promise<MatrixRun[]> {
   const runs: MatrixRun[] = [];
   const plansOf = (s: Scenario): FaultPlan[] => [NO_FAULTS, ...s.faultPlans];
-  const run = async (agent: ZooEntry, scenario: Scenario, plan: FaultPlan): Promise<MatrixRun> => {
+  const run = async (
+    agent: MatrixAgent,
+    scenario: Scenario,
+    plan: FaultPlan,
+  ): Promise<MatrixRun> => {
     const made = await matrixRun(agent, scenario, plan, outDir);
     runs.push(made);
     onRun(runs.length, undefined, made);

@@ -7,7 +7,8 @@ import { runPassed } from '../../reports/graded.js';
 import { REPORTERS, reporter, UnknownReporterError } from '../../reports/reporters.js';
 import { type RunResult, writeFileAtomic } from '../../reports/results.js';
 import { AUTONOMY_MODES, type AutonomyMode } from '../../runtime/contract.js';
-import { ZOO, zooAgent } from '../../scenarios/agents/zoo.js';
+import { ZOO } from '../../scenarios/agents/zoo.js';
+import { chooseAgent, resolveAgent } from '../agent-source.js';
 import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
 import { checkOutputFolder } from '../output-folder.js';
@@ -27,7 +28,9 @@ Every scenario runs once without faults and once per fault plan it declares (see
 Regression files (JSON: a scenario id, a seed and a fault plan) in the regressions folder run too.
 
 Options:
-  --agent NAME         the agent under test (default: reference; see the zoo below)
+  --agent NAME|PATH    the agent under test: a zoo agent (default: reference; see below), a
+                       name from the config's agents, or a module (./my-agent.ts, .mts, .js,
+                       .mjs) whose default export is an agent or a function returning one
   --mode MODE          run every scenario in this autonomy mode: ${AUTONOMY_MODES.join('|')}
                        (shadow and recommend runs must complete with no effect)
   --faults SPEC        all (default) | none | kinds, comma-separated (plans injecting any of them)
@@ -84,16 +87,19 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return 0;
   }
-  const config = (await loadConfig(values.config)).run;
+  const loaded = await loadConfig(values.config);
+  const config = loaded.run;
   // A value the config gave is blamed on the config's file and field, not on a flag.
   const file = configFile(values.config);
   const blame = (field: string, flag: unknown): string =>
     flag === undefined ? `config ${file ?? CONFIG_FILE}: run.${field}: ` : '';
-  const agent = values.agent ?? config.agent ?? 'reference';
-  if (!zooAgent(agent))
-    throw new UsageError(
-      `${blame('agent', values.agent)}unknown agent "${agent}" (agents: ${ZOO.map((a) => a.name).join(', ')})`,
-    );
+  const agentSource = chooseAgent(
+    values.agent ?? config.agent ?? 'reference',
+    { file, agents: loaded.agents },
+    blame('agent', values.agent).slice(0, -2) || '--agent',
+  );
+  // Loaded and checked now (a factory called once), before anything is written.
+  const agent = await resolveAgent(agentSource);
   const mode = values.mode ?? config.mode;
   if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
@@ -140,7 +146,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const suite = await runSuite(
     {
       globs: positionals,
-      agent,
+      agent: agent.name,
+      agentSource,
       ...(mode === undefined ? {} : { mode: mode as AutonomyMode }),
       faults,
       ...(values.plan === undefined ? {} : { plan: values.plan }),

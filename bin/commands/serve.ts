@@ -209,11 +209,13 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       mode,
       replay: `npx faultline serve ${scenario.id} --plan ${plan.id} --seed ${seed} --time-scale ${scale} ${transportWords}`,
     };
-    const { result, trajectory } = caseResult(c, agent, run);
+    const { result, trajectory } = caseResult(c, { name: agent, version: session.version }, run);
     const pending = openPendingSet(
       out,
       {
         agent,
+        agentModule: null,
+        agentVersion: session.version,
         mode: null,
         faults: 'all',
         plan: plan.id,

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAULTLINE_VERSION } from '../../bin/agent-source.js';
 import type { Comparison } from '../../reports/compare.js';
 import { faultline, expectInputError, tempDir } from '../support/cli.js';
 import { makeResultSet } from '../support/result-sets.js';
@@ -56,8 +57,14 @@ describe('faultline compare A B', () => {
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(1);
-    expect(ran.stdout).toContain(`A: ${reference} — 4 run(s), agent reference, mode supervised`);
-    expect(ran.stdout).toContain(`B: ${mutant} — 4 run(s), agent no-reconcile, mode supervised`);
+    const v = FAULTLINE_VERSION;
+    expect(ran.stdout).toContain(
+      `A: ${reference} — 4 run(s), agent reference ${v}, mode supervised`,
+    );
+    expect(ran.stdout).toContain(
+      `B: ${mutant} — 4 run(s), agent no-reconcile ${v}, mode supervised`,
+    );
+    expect(ran.stdout).toContain(`the agent differs: reference ${v} → no-reconcile ${v}`);
     expect(ran.stdout).toContain('4 pair(s) by scenario, fault plan, seed and trial');
     expect(ran.stdout).toMatch(/│ dimension +│ A +│ B +│ Δ +│ A✓ B✗ +│ A✗ B✓ +│ McNemar p +│ +│/);
     expect(ran.stdout).toMatch(
@@ -142,6 +149,9 @@ describe('faultline compare A B', () => {
     expect(ran.status).toBe(1);
     const json = JSON.parse(ran.stdout) as Comparison & { sources: { a: string; b: string } };
     expect(json.sources).toEqual({ a: reference, b: mutant });
+    expect(json.a.agentVersions).toEqual([{ name: 'reference', version: FAULTLINE_VERSION }]);
+    expect(json.b.agentVersions).toEqual([{ name: 'no-reconcile', version: FAULTLINE_VERSION }]);
+    expect(json.agentChanged).toBe(true);
     expect(json.regressed).toBe(true);
     expect(json.pairs).toBe(4);
     expect(json.rows[0]).toMatchObject({ row: 'overall', lost: 2, gained: 0, pValue: 0.5 });

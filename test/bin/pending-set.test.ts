@@ -216,6 +216,8 @@ describe('a commit a kill interrupted', () => {
     const out = tempDir('commit');
     const definition = {
       agent: 'reference',
+      agentModule: null,
+      agentVersion: null,
       mode: null,
       faults: 'all',
       plan: null,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,13 +135,5 @@ describe('the plain agent over the whole library', () => {
       .flatMap((r) => causesOf(r).map((c) => c.cause));
 
     expect(new Set(causes)).toEqual(new Set(['ignores-approvals', 'skips-the-plans-checks']));
-  });
-
-  it('is shown in README verbatim', () => {
-    const read = (file: string): string => readFileSync(new URL(file, import.meta.url), 'utf8');
-
-    expect(read('../../README.md')).toContain(
-      `\`\`\`ts\n${read('../../examples/plain-agent.ts')}\`\`\``,
-    );
   });
 });

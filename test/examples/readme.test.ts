@@ -10,9 +10,12 @@ function shown(file: string): string | undefined {
   return /```ts\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
 }
 
-describe('README, "AI SDK and LangGraph.js agents"', () => {
-  // The examples the tests run (test/examples/*-agent.test.ts), as a user imports the adapters.
+describe('README, "Test your own agent"', () => {
+  // The examples the tests run (test/examples/*, test/bin/agents.test.ts), as a user imports
+  // faultline: the package entry and its adapter subpaths instead of the checkout's files.
   it.each([
+    ['my-agent.ts', "'../index.js'", "'faultline'"],
+    ['plain-agent.ts', "'../index.js'", "'faultline'"],
     ['ai-sdk-agent.ts', "'../adapters/ai-sdk.js'", "'faultline/ai-sdk'"],
     ['langgraph-agent.ts', "'../adapters/langgraph.js'", "'faultline/langgraph'"],
   ])('shows examples/%s verbatim, importing %s as %s', (file, local, subpath) => {

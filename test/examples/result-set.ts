@@ -1,4 +1,6 @@
+import type { ResolvedAgent } from '../../bin/agent-source.js';
 import { runCase, type SuiteCase } from '../../bin/suite.js';
+import { moduleVersion } from '../../scenarios/agent-module.js';
 import { faultPlanSchema, NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import { CORE_DIMENSIONS, type Dimension } from '../../graders/grade.js';
 import { ResultsWriter, type RunResult } from '../../reports/results.js';
@@ -36,7 +38,16 @@ export async function runSet(options: {
   outDir: string;
   out?: string;
 }): Promise<SetRun[]> {
-  const { name } = options.agent();
+  const built = options.agent();
+  const { name } = built;
+  // The agent as `--agent` resolves a module: its own version, else its file's hash.
+  const agent: ResolvedAgent = {
+    source: { kind: 'module', module: options.module },
+    name,
+    version: built.version ?? moduleVersion(options.module),
+    module: options.module,
+    create: options.agent,
+  };
   const cases: SuiteCase[] = options.scenarios.flatMap((scenario) =>
     options.plans.map((faultPlan) => ({
       index: 0,
@@ -53,7 +64,7 @@ export async function runSet(options: {
   const runs: SetRun[] = [];
   try {
     for (const [index, c] of cases.entries()) {
-      const run = await runCase({ ...c, index }, name, options.outDir, options.agent);
+      const run = await runCase({ ...c, index }, agent, options.outDir);
       writer?.append(run.result, run.trajectory);
       runs.push(run);
     }

@@ -1,3 +1,4 @@
+import { FAULTLINE_VERSION } from '../../bin/agent-source.js';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -107,8 +108,20 @@ describe('compareResults on real result sets (reference against a mutant that ne
     const comparison = compareResults(reference, mutant);
 
     expect(comparison.pairs).toBe(4);
-    expect(comparison.a).toEqual({ runs: 4, agents: ['reference'], modes: ['supervised'] });
-    expect(comparison.b).toEqual({ runs: 4, agents: ['no-reconcile'], modes: ['supervised'] });
+    const version = FAULTLINE_VERSION;
+    expect(comparison.a).toEqual({
+      runs: 4,
+      agents: ['reference'],
+      agentVersions: [{ name: 'reference', version }],
+      modes: ['supervised'],
+    });
+    expect(comparison.b).toEqual({
+      runs: 4,
+      agents: ['no-reconcile'],
+      agentVersions: [{ name: 'no-reconcile', version }],
+      modes: ['supervised'],
+    });
+    expect(comparison.agentChanged).toBe(true);
     expect(comparison.unpaired).toEqual({ a: [], b: [] });
     expect(comparison.k).toBe(2);
     expect(comparison.groups).toBe(2);

@@ -253,6 +253,14 @@ describe('judgeLevel: only runs in the level mode count', () => {
     expect(judge([...suite(), runRecord({ agent: 'v2', mode: 'bounded' })]).pass).toBe(true);
   });
 
+  it('refuses runs in the mode of two versions of one agent', () => {
+    const runs = [...suite(), runRecord({ agentVersion: '2.0.0', trial: 5 })];
+
+    expect(() => judge(runs)).toThrow(
+      'the runs in supervised mode are of 2 versions of an agent (reference unknown, reference 2.0.0); a level is judged on one agent',
+    );
+  });
+
   it('rejects a k that is not a whole number ≥ 1', () => {
     expect(() => judge(suite(), { k: 0 })).toThrow(/criteria\.k must be a whole number ≥ 1/);
   });

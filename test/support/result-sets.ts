@@ -38,6 +38,8 @@ export interface RunSpec {
   seed?: number;
   trial?: number;
   agent?: string;
+  /** The agent's version ("unknown" unless told, as a record made before versions reads). */
+  agentVersion?: string;
   mode?: string;
   faultKinds?: string[];
   faultsFired?: string[];
@@ -61,6 +63,7 @@ export function runRecord(spec: RunSpec = {}): RunResult {
     trial = 0,
     seed = 7 + trial,
     agent = 'reference',
+    agentVersion,
     mode = 'supervised',
     fail = {},
     findings = {},
@@ -72,6 +75,7 @@ export function runRecord(spec: RunSpec = {}): RunResult {
     id,
     index: 0,
     agent,
+    ...(agentVersion === undefined ? {} : { agentVersion }),
     mode,
     scenarioId,
     title: scenarioId,
