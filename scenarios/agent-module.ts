@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import { InvalidInputError } from '../runtime/errors.js';
+import { importUserModule } from './user-module.js';
 import type { AgentUnderTest } from './agent.js';
 
 /** A function that builds an agent under test: called once per trial, so each gets a fresh one. */
@@ -22,12 +21,10 @@ export const EXPECTED_EXPORT =
   'default export must be an agent (an object with name and start()) or a function returning one';
 
 /**
- * Imports a module through tsx's API, so a `.ts` file loads even when faultline itself runs as
- * plain JavaScript with no loader registered. Each call evaluates the module afresh.
+ * Imports a user's module (see {@link importUserModule}: a `.ts` file loads even when faultline
+ * runs as plain JavaScript, and its `import 'faultline'` gets the instances the command runs on).
  */
-export async function importModule(file: string): Promise<Record<string, unknown>> {
-  return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
-}
+export const importModule = importUserModule;
 
 /**
  * A factory for the agent a module exports: its default export checked (an agent, or a

@@ -551,6 +551,25 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   }
   unsubscribe();
 
+  // A fault the agent never reached tests nothing. The reference runtime and its mutants (the
+  // agents that report faultline's probes) are held to the library's plans, and the recovery
+  // grader fails such a fault as `fault-not-exercised`; any other agent took its own path, so
+  // the fault is shown as not reached, and the plan's expected ending (which assumes its
+  // faults) applies only when at least one of them fired.
+  let judgedPlan = plan;
+  if (agent.exposes?.probes !== true) {
+    const fired = new Set(injector.fired.map((f) => f.index));
+    plan.faults.forEach((fault, index) => {
+      if (fired.has(index) || skipped.has(index)) return;
+      notApplicable.push({
+        index,
+        kind: fault.kind,
+        reason: `never reached: the agent's run never met its trigger (on ${fault.trigger.on})`,
+      });
+    });
+    if (fired.size === 0 && plan.expected) judgedPlan = { ...plan, expected: undefined };
+  }
+
   const ledger = world.ledger.entries();
   const worldEnd = world.snapshot();
   const effects = ledger.filter((e) => e.runId === runId);
@@ -580,7 +599,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       honoursIdempotencyKey: t.kind === 'write' && t.honoursIdempotencyKey === true,
       trust: t.trust ?? 'trusted',
     })),
-    expected: expectedOutcome(scenario, plan, ended),
+    expected: expectedOutcome(scenario, judgedPlan, ended),
     calls: log.calls.map((c) => toRecord(c, ledger)),
     ledger: ledger.map((e) => {
       const order = effectOrder.get(e.seq);
@@ -616,7 +635,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     outcome,
     worldEnd,
     effects,
-    plan,
+    judgedPlan,
     worldStart,
     ended.withinBudgets,
   );

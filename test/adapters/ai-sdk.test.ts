@@ -1,3 +1,4 @@
+import { APPROVAL_TOOLS } from '../../runtime/protocol.js';
 import { rmSync } from 'node:fs';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -82,7 +83,10 @@ async function readOnce(
 describe('worldTools (AI SDK)', () => {
   it('offers every tool the world lists, and a call without _meta is the run’s own', async () => {
     const { trial, names, result } = await readOnce({}, plan('no-faults'));
-    expect(names.sort()).toEqual(trial.trajectory.tools.map((t) => t.name).sort());
+    // The world's tools, and beside them the approval tools every run serves.
+    expect(names.sort()).toEqual(
+      [...trial.trajectory.tools.map((t) => t.name), ...APPROVAL_TOOLS].sort(),
+    );
     const [call] = trial.trajectory.calls;
     expect(call).toMatchObject({ tool: 'get_order', outcome: { type: 'ok' } });
     const [toolResult] = result.steps.flatMap((s) => s.toolResults);
@@ -139,17 +143,17 @@ describe('worldTools (AI SDK)', () => {
 });
 
 describe('aiSdkAgent', () => {
-  it('lets a run told to stop stop, though a reply it waits for was dropped', async () => {
+  it('gets a dropped reply as its MCP client’s request timeout, in virtual time, never a hang', async () => {
     const lost = plan('order-ack-lost', {
       kind: 'lost-ack',
       trigger: { on: 'call', tool: 'get_order', nth: 1 },
     });
-    const { trial } = await readOnce({}, lost);
-    expect(trial.trajectory.outcome).toMatchObject({
-      state: 'error',
-      detail: 'virtual time limit reached',
-      hung: false,
-    });
+    const { trial, result } = await readOnce({}, lost);
+    const [part] = result.steps.flatMap((s) => s.content).filter((p) => p.type === 'tool-error');
+    expect(String((part?.error as Error | undefined)?.message)).toMatch(/timed out/i);
+    expect(trial.trajectory.outcome).toMatchObject({ state: 'returned', hung: false });
+    // The SDK's 60 s default, on the run's clock (its own timers are virtual for the run).
+    expect(trial.trajectory.times.virtualMs).toBeGreaterThanOrEqual(60_000);
   });
 
   it('adds no listener per call to the incarnation’s signal (a long run draws no warning)', async () => {

@@ -1,3 +1,4 @@
+import { APPROVAL_TOOLS } from '../../runtime/protocol.js';
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AIMessage, HumanMessage, type ToolMessage } from '@langchain/core/messages';
@@ -58,7 +59,12 @@ async function readTwice(): Promise<{ names: string[]; messages: ToolMessage[]; 
     runId: 'read-twice',
     outDir: out,
   });
-  return { names, messages, tools: trial.trajectory.tools.map((t) => t.name) };
+  // The world's tools, and beside them the approval tools every run serves.
+  return {
+    names,
+    messages,
+    tools: [...trial.trajectory.tools.map((t) => t.name), ...APPROVAL_TOOLS],
+  };
 }
 
 /** The example's graph, counting the model's turns per incarnation. */

@@ -1,8 +1,4 @@
-import type { runTrial } from 'faultline';
-
-// The agent-under-test type, as a user can name it from the public entry today.
-type AgentUnderTest = ReturnType<Parameters<typeof runTrial>[0]['agent']>;
-type AgentRun = Parameters<AgentUnderTest['start']>[0];
+import type { AgentRun, AgentUnderTest } from 'faultline';
 
 interface Account {
   version: number;
