@@ -8,6 +8,7 @@ import { gradeRun } from '../../graders/index.js';
 import type { AgentRun, AgentUnderTest } from '../../scenarios/agent.js';
 import { runTrial, type TrialResult } from '../../scenarios/engine.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { plainAgent } from '../fixtures/plain-agent.js';
 
 // A child process costs a tsx start-up (about a second, more on a busy machine).
@@ -181,5 +182,55 @@ describe('faults that cannot reach the agent', () => {
     const { grades } = gradeRun(partialRefund, trajectory);
     expect(grades.recovery.findings.map((f) => f.code)).not.toContain('fault-not-exercised');
     expect(grades.recovery.figures).toMatchObject({ faults: 1, fired: 1, notApplicable: 2 });
+  });
+});
+
+describe('a fault the agent never reached', () => {
+  // A permission revoked on a third refund: partial-refund issues one, so the trigger never comes.
+  const unreached: Faults = [
+    {
+      kind: 'revoked-permission',
+      trigger: { on: 'call', tool: 'issue_refund', nth: 3 },
+      tool: 'issue_refund',
+    },
+  ];
+  const expectBlocked = { state: 'blocked', stopReason: 'permission-lost' } as const;
+
+  function unreachedTrial(agent: () => AgentUnderTest, id: string): Promise<TrialResult> {
+    return runTrial({
+      scenario: partialRefund,
+      agent,
+      faultPlan: faultPlanSchema.parse({ id, faults: unreached, expected: expectBlocked }),
+      runId: `${partialRefund.id}#${id}`,
+      outDir,
+    });
+  }
+
+  it('is shown as not reached for an agent of its own, and the plan’s ending does not apply', async () => {
+    const result = await unreachedTrial(plainAgent, 'unreached-plain');
+    const { trajectory } = result;
+    const grades = gradeRun(partialRefund, trajectory);
+
+    expect(trajectory.faults.fired).toEqual([]);
+    expect(
+      trajectory.faults.notApplicable?.map((f) => [f.index, f.kind, f.reason.split(':')[0]]),
+    ).toEqual([[0, 'revoked-permission', 'never reached']]);
+    // The plan expected a stop because its revocation would come; it never came.
+    expect(trajectory.expected.state).toBe(partialRefund.expected.state);
+    expect(result.asExpected).toBe(true);
+    expect(grades.grades.recovery.findings.map((f) => f.code)).not.toContain('fault-not-exercised');
+    expect(grades.pass).toBe(true);
+  });
+
+  it('fails the reference family as not exercised: the library’s plans must reach it', async () => {
+    const { trajectory } = await unreachedTrial(
+      () => zooAgent('reference')!.create(),
+      'unreached-reference',
+    );
+    const grades = gradeRun(partialRefund, trajectory);
+
+    expect(trajectory.faults.notApplicable).toBeUndefined();
+    expect(trajectory.expected).toMatchObject(expectBlocked);
+    expect(grades.grades.recovery.findings.map((f) => f.code)).toContain('fault-not-exercised');
   });
 });
