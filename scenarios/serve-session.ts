@@ -36,6 +36,8 @@ interface Binding {
   readonly client: Client;
   /** The engine restarted the agent (a crash): calls in flight on this binding never answer. */
   crashed: boolean;
+  /** Stops listening to the incarnation's signal (which the engine aborts when it crashes). */
+  release?: () => void;
 }
 
 /**
@@ -157,6 +159,10 @@ export class ServeSession implements AgentUnderTest {
     };
     if (run.signal.aborted) stop();
     run.signal.addEventListener('abort', stop, { once: true });
+    // A crashed incarnation's signal is aborted too; that ends the incarnation, not the session.
+    binding.release = () => {
+      run.signal.removeEventListener('abort', stop);
+    };
     const detail = await this.ended();
     run.signal.removeEventListener('abort', stop);
     // The client said nothing of how it ended: it is judged by the world alone.
@@ -174,6 +180,7 @@ export class ServeSession implements AgentUnderTest {
    * process that died holding the request. It sees a lost reply and its own timeout.
    */
   discard(): void {
+    this.binding?.release?.();
     if (this.binding) this.binding.crashed = true;
     this.binding = undefined;
   }
