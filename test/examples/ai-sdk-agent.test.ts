@@ -20,27 +20,36 @@ afterAll(() => {
 });
 const module = './examples/ai-sdk-agent.ts';
 
-/** The scenarios the plain tool loop gets right with no fault: no approval, no stop to judge. */
+/**
+ * The scenarios the plain tool loop gets right with no fault: no approval needed, and where the
+ * right ending is a stop, it stops (its answer judged in its own words: see judgeAnswer).
+ */
 const PASSING_FAULT_FREE = [
   'refunds/partial-refund',
+  'refunds/already-refunded',
   'crm/update-contact',
   'crm/reassign-owner',
   'expenses/team-lunch',
   'expenses/amended-claim',
+  'expenses/duplicate-claim',
   'tickets/triage-new-ticket',
   'tickets/assign-vip',
   'tickets/reassign-on-leave',
+  'tickets/escalation-investigate',
   'notifications/security-notice',
   'notifications/visit-reminder',
   'notifications/visit-reminder-fallback',
   'notifications/overdue-invoices',
+  'notifications/outage-already-notified',
   'cmdb/onboard-hosts',
   'cmdb/drift-update',
+  'cmdb/retire-request',
   'research/heat-pump-share',
   'research/drone-inspection-market',
   'research/lfp-battery-share',
   'research/warehouse-robot-payback',
   'research/ppi-clopidogrel',
+  'research/payroll-vendor-diligence',
 ];
 
 let faultFree: SetRun[] = [];

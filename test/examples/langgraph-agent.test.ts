@@ -23,24 +23,30 @@ const module = './examples/langgraph-agent.ts';
 /** The scenarios the graph gets right with no fault: no approval, no stop to judge. */
 const PASSING_FAULT_FREE = [
   'refunds/partial-refund',
+  'refunds/already-refunded',
   'crm/update-contact',
   'crm/reassign-owner',
   'expenses/team-lunch',
   'expenses/amended-claim',
+  'expenses/duplicate-claim',
   'tickets/triage-new-ticket',
   'tickets/assign-vip',
   'tickets/reassign-on-leave',
+  'tickets/escalation-investigate',
   'notifications/security-notice',
   'notifications/visit-reminder',
   'notifications/visit-reminder-fallback',
   'notifications/overdue-invoices',
+  'notifications/outage-already-notified',
   'cmdb/onboard-hosts',
   'cmdb/drift-update',
+  'cmdb/retire-request',
   'research/heat-pump-share',
   'research/drone-inspection-market',
   'research/lfp-battery-share',
   'research/warehouse-robot-payback',
   'research/ppi-clopidogrel',
+  'research/payroll-vendor-diligence',
 ];
 
 let faultFree: SetRun[] = [];
