@@ -34,10 +34,11 @@ describe('compare between the two examples', () => {
     expect(comparison.pairs).toBe(4);
     expect(comparison.a.agents).toEqual(['ai-sdk-example']);
     expect(comparison.b.agents).toEqual(['langgraph-example']);
-    // Versions ('1.0.0' on both) reach the comparison once records carry `agent: {name,
-    // version}` (agents-cli); today a record's agent is its name alone.
-    expect(text).toContain('A: 4 run(s), agent ai-sdk-example');
-    expect(text).toContain('B: 4 run(s), agent langgraph-example');
+    expect(comparison.a.agentVersions).toEqual([{ name: 'ai-sdk-example', version: '1.0.0' }]);
+    expect(comparison.b.agentVersions).toEqual([{ name: 'langgraph-example', version: '1.0.0' }]);
+    expect(comparison.agentChanged).toBe(true);
+    expect(text).toContain('A: 4 run(s), agent ai-sdk-example 1.0.0');
+    expect(text).toContain('B: 4 run(s), agent langgraph-example 1.0.0');
     const recovery = comparison.rows.find((r) => r.row === 'recovery');
     // Both crashed runs: the AI SDK agent redoes the confirmed write, the graph resumes.
     expect(recovery).toMatchObject({ a: { passed: 2 }, b: { passed: 4 }, gained: 2, lost: 0 });
