@@ -7,6 +7,7 @@ import { plainAgent } from '../../examples/plain-agent.js';
 import { parseBlueprint } from '../../runtime/blueprint.js';
 import type { AgentRun } from '../../scenarios/agent.js';
 import { VirtualClock } from '../../scenarios/virtual-clock.js';
+import { RunTimers } from '../../scenarios/virtual-timers.js';
 
 /**
  * The plain agent against a stock SDK server whose payment tool takes an `idempotency_key`
@@ -64,7 +65,10 @@ async function payTwice(): Promise<{
     clock,
     signal: new AbortController().signal,
   } as Partial<AgentRun> as AgentRun;
-  const result = await plainAgent.start(run);
+  // Its timers on the run's clock, as the engine gives every agent that keeps its own.
+  const timers = new RunTimers(clock);
+  const result = await timers.run(() => plainAgent.start(run));
+  timers.dispose();
   await client.close();
   return { result, calls };
 }
