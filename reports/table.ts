@@ -154,13 +154,17 @@ export function renderTable(
   }
   lines.push(...renderNotApplicable(skipped).map((l, i) => (i === 1 ? paint(YELLOW, l) : l)));
   lines.push(...renderFaultsNotApplicable(results).map((l, i) => (i === 1 ? paint(CYAN, l) : l)));
-  const faultsSkipped = results.reduce((n, r) => n + (r.faultsNotApplicable ?? []).length, 0);
+  const skippedFaults = results.flatMap((r) => r.faultsNotApplicable ?? []);
+  // A fault the agent's own path never met (its reason says so), apart from one that cannot reach it.
+  const unreached = skippedFaults.filter((f) => f.reason.startsWith('never reached')).length;
+  const faultsSkipped = skippedFaults.length - unreached;
   lines.push(
     '',
     `${results.length} run(s) of ${new Set(results.map((r) => r.scenarioId)).size} scenario(s): ` +
       `${results.length - failed.length} passed, ${failed.length} failed` +
       (skipped.length > 0 ? `, ${skipped.length} fault plan(s) skipped (not applicable)` : '') +
-      (faultsSkipped > 0 ? `, ${faultsSkipped} fault(s) not applicable to the agent` : ''),
+      (faultsSkipped > 0 ? `, ${faultsSkipped} fault(s) not applicable to the agent` : '') +
+      (unreached > 0 ? `, ${unreached} fault(s) never reached` : ''),
   );
   return lines.join('\n');
 }

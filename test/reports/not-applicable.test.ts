@@ -66,6 +66,21 @@ describe('faults not applicable to the agent, in every report', () => {
     expect(text).toMatch(/, 2 fault\(s\) not applicable to the agent$/);
   });
 
+  it('the table counts a fault the agent never reached apart from one that cannot reach it', () => {
+    const unreached = results.map((r, i) =>
+      i === 0
+        ? {
+            ...r,
+            faultsNotApplicable: [
+              { index: 0, kind: 'timeout', reason: 'never reached: the trigger never came' },
+            ],
+          }
+        : r,
+    );
+    const text = renderTable({ results: unreached, k: 1 }, { color: false });
+    expect(text).toMatch(/fault\(s\) not applicable to the agent, 1 fault\(s\) never reached$/);
+  });
+
   it('show, JSON, JUnit and the HTML run page show them, never as a failure', () => {
     const shown = renderShow(skipped, trajectoryOf(skipped), { color: false });
     expect(shown).toMatch(/transient, crash planned · transient fired · 1 not applicable/);
