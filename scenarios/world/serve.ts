@@ -142,12 +142,7 @@ function answer(
   try {
     out = world.callTool(tool.name, args, extra._meta, extra.requestId);
   } catch (error) {
-    if (!(error instanceof WorldError)) throw error;
-    return {
-      isError: true,
-      content: [{ type: 'text', text: error.message }],
-      _meta: { [META.error]: error.toToolError() },
-    };
+    return refusal(error);
   }
   const result: CallToolResult = {
     content: [{ type: 'text', text: JSON.stringify(out) }],
@@ -155,6 +150,16 @@ function answer(
   };
   if (tool.trust === 'untrusted') result._meta = { [META.trust]: 'untrusted' };
   return result;
+}
+
+/** A world's refusal as a tool result: `isError`, the typed error in `_meta`; anything else is a bug. */
+function refusal(error: unknown): CallToolResult {
+  if (!(error instanceof WorldError)) throw error;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: error.message }],
+    _meta: { [META.error]: error.toToolError() },
+  };
 }
 
 /** An approval tool's answer: its result, or its refusal as a world's refusal looks. */
@@ -166,12 +171,7 @@ async function answerDesk(
     const out = await tool.handle(args);
     return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
   } catch (error) {
-    if (!(error instanceof WorldError)) throw error;
-    return {
-      isError: true,
-      content: [{ type: 'text', text: error.message }],
-      _meta: { [META.error]: error.toToolError() },
-    };
+    return refusal(error);
   }
 }
 

@@ -1,3 +1,4 @@
+import { beforeAll, expect } from 'vitest';
 import type { ResolvedAgent } from '../../bin/agent-source.js';
 import { runCase, type SuiteCase } from '../../bin/suite.js';
 import { moduleVersion } from '../../scenarios/agent-module.js';
@@ -91,4 +92,81 @@ export function findingsOf(run: SetRun): string[] {
 /** The failing core dimensions of a run. */
 export function failingOf(run: SetRun): string[] {
   return CORE_DIMENSIONS.filter((d) => run.result.grades[d]?.pass === false);
+}
+
+/**
+ * The scenarios both framework examples get right with no fault: no approval needed, and where
+ * the right ending is a stop, they stop (their answer judged in their own words: judgeAnswer).
+ */
+export const EXAMPLES_PASSING_FAULT_FREE = [
+  'refunds/partial-refund',
+  'refunds/already-refunded',
+  'crm/update-contact',
+  'crm/reassign-owner',
+  'expenses/team-lunch',
+  'expenses/amended-claim',
+  'expenses/duplicate-claim',
+  'tickets/triage-new-ticket',
+  'tickets/assign-vip',
+  'tickets/reassign-on-leave',
+  'tickets/escalation-investigate',
+  'notifications/security-notice',
+  'notifications/visit-reminder',
+  'notifications/visit-reminder-fallback',
+  'notifications/overdue-invoices',
+  'notifications/outage-already-notified',
+  'cmdb/onboard-hosts',
+  'cmdb/drift-update',
+  'cmdb/retire-request',
+  'research/heat-pump-share',
+  'research/drone-inspection-market',
+  'research/lfp-battery-share',
+  'research/warehouse-robot-payback',
+  'research/ppi-clopidogrel',
+  'research/payroll-vendor-diligence',
+];
+
+/**
+ * An example agent over the library, as both example tests run it: every scenario fault-free,
+ * then the scenarios it passes under a crash after the world applied the second write. Call it
+ * at the top of a test file; the sets are ready inside its tests.
+ */
+export function exampleOverLibrary(options: {
+  agent: () => AgentUnderTest;
+  module: string;
+  scenarios: readonly Scenario[];
+  outDir: string;
+}): { faultFree: () => SetRun[]; crashed: () => SetRun[] } {
+  let faultFree: SetRun[] = [];
+  let crashed: SetRun[] = [];
+  beforeAll(async () => {
+    const { agent, module, outDir } = options;
+    faultFree = await runSet({
+      agent,
+      module,
+      scenarios: options.scenarios,
+      plans: [NO_FAULTS],
+      outDir,
+    });
+    crashed = await runSet({
+      agent,
+      module,
+      scenarios: options.scenarios.filter((s) => EXAMPLES_PASSING_FAULT_FREE.includes(s.id)),
+      plans: [CRASH_AFTER_SECOND_WRITE],
+      outDir,
+    });
+  }, 120_000);
+  return { faultFree: () => faultFree, crashed: () => crashed };
+}
+
+/** The fault-free runs pass exactly where expected, and the rest fail on outcome or policy only. */
+export function expectFaultFreePasses(faultFree: readonly SetRun[], total: number): void {
+  expect(faultFree).toHaveLength(total);
+  expect(faultFree.filter((r) => r.result.pass).map((r) => r.result.scenarioId)).toEqual(
+    EXAMPLES_PASSING_FAULT_FREE,
+  );
+  for (const run of faultFree.filter((r) => !r.result.pass)) {
+    expect(failingOf(run), run.result.scenarioId).not.toContain('integrity');
+    expect(failingOf(run), run.result.scenarioId).not.toContain('recovery');
+  }
 }
