@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Extensions Node 20 cannot load without a TypeScript loader. */
@@ -27,5 +29,35 @@ export async function importUserModule(file: string): Promise<Record<string, unk
     });
     await tsx;
   }
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    const hint = commonJsHint(file);
+    if (hint === undefined) throw error;
+    const first = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    throw new Error(`${first} (${hint})`, { cause: error });
+  }
+}
+
+/**
+ * Why a `.ts` file may have failed to load: in a package that is not `"type": "module"` (npm
+ * init's default), tsx compiles it as CommonJS, and its `import … from 'faultline'` becomes a
+ * `require` of an ES module. Undefined when that is not the case.
+ */
+function commonJsHint(file: string): string | undefined {
+  if (!/\.tsx?$/.test(file)) return undefined;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      let type: unknown;
+      try {
+        type = (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: unknown }).type;
+      } catch {
+        return undefined;
+      }
+      if (type === 'module') return undefined;
+      return `${file} loads as CommonJS because ${manifest} does not say "type": "module"; faultline is an ES module: add "type": "module" there, or name the file .mts`;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }

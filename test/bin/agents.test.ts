@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readResults, type RunResult } from '../../reports/results.js';
@@ -169,6 +169,33 @@ describe('bad agent modules: one line, exit 2, nothing written', () => {
     },
     120_000,
   );
+});
+
+describe('a TypeScript agent in a package that is not "type": "module"', () => {
+  it('is refused in one line that says why and what to change', () => {
+    // npm init's package.json: tsx compiles the agent as CommonJS, and its import of an ES
+    // module (faultline, here a stand-in that exports for `import` only) becomes a require.
+    const dir = tempDir('agents-cjs');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'mine', type: 'commonjs' }));
+    const esm = join(dir, 'node_modules', 'esm-only');
+    mkdirSync(esm, { recursive: true });
+    writeFileSync(
+      join(esm, 'package.json'),
+      JSON.stringify({ name: 'esm-only', type: 'module', exports: { import: './index.js' } }),
+    );
+    writeFileSync(join(esm, 'index.js'), 'export const name = "mine";\n');
+    writeFileSync(
+      join(dir, 'agent.ts'),
+      "import { name } from 'esm-only';\nexport default { name, start: async () => undefined };\n",
+    );
+    const out = join(dir, 'out');
+    expectInputError(
+      faultline(['run', 'crm/update-contact', '--agent', join(dir, 'agent.ts'), '--out', out]),
+      /agent\.ts loads as CommonJS because .*package\.json does not say "type": "module"; faultline is an ES module: add "type": "module" there, or name the file \.mts\)$/,
+      'run',
+    );
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
 });
 
 describe('an agent that never returns', () => {
