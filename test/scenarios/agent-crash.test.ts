@@ -9,11 +9,12 @@ import type { AgentRun, AgentUnderTest } from '../../scenarios/agent.js';
 import { runTrial, type TrialResult } from '../../scenarios/engine.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
-import { plainAgent } from '../fixtures/plain-agent.js';
+// The README's agent module: a user's plain agent, with no probes, no planner, no resume.
+import plainAgent from '../../examples/my-agent.js';
 
 // A child process costs a tsx start-up (about a second, more on a busy machine).
 const CHILD_TIMEOUT_MS = 30_000;
-const MODULE = fileURLToPath(new URL('../fixtures/plain-agent.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('../../examples/my-agent.ts', import.meta.url));
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-agent-crash-'));
 afterAll(() => {
