@@ -124,25 +124,20 @@ export function recoveryVerdicts(ctx: GradeContext): FaultVerdict[] {
 
 function judge(ctx: GradeContext, planned: PlannedFault): FaultVerdict {
   const { fault, index } = planned;
-  if (planned.notApplicable !== undefined) {
-    return {
-      index,
-      kind: fault.kind,
-      fired: false,
-      recovered: false,
-      timeToRecoverMs: null,
-      notApplicable: planned.notApplicable,
-      findings: [],
-    };
-  }
   const fired = planned.fired[0];
   if (!fired) {
-    return {
+    const unfired = {
       index,
       kind: fault.kind,
       fired: false,
       recovered: false,
       timeToRecoverMs: null,
+    };
+    // A fault that cannot reach the agent is no check: shown, never failed.
+    if (planned.notApplicable !== undefined)
+      return { ...unfired, notApplicable: planned.notApplicable, findings: [] };
+    return {
+      ...unfired,
       findings: [
         finding(
           'fault-not-exercised',
