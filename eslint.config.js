@@ -52,7 +52,7 @@ export default tseslint.config(
   },
   layer(
     ['runtime/**/*.ts'],
-    ['scenarios', 'faults', 'graders', 'reports', 'recordings', 'explore', 'bin'],
+    ['scenarios', 'faults', 'graders', 'reports', 'recordings', 'explore', 'bin', 'models'],
   ),
   layer(['scenarios/**/*.ts', 'faults/**/*.ts'], ['graders', 'reports', 'explore', 'bin']),
   layer(['graders/**/*.ts'], ['runtime', 'faults', 'reports', 'explore', 'bin']),
@@ -61,6 +61,7 @@ export default tseslint.config(
   layer(['explore/**/*.ts'], ['bin']),
   // Adapters are what a user imports beside faultline: never the examples or the command.
   layer(['adapters/**/*.ts'], ['examples', 'bin']),
+  layer(['models/**/*.ts'], ['graders', 'reports', 'explore', 'bin']),
   {
     // Agent frameworks are the adapters' and examples' business: faultline itself loads without
     // them (a user of one framework need not install the other). A rule of its own, so the

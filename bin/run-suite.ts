@@ -91,7 +91,7 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
         );
       } else {
         for (const c of todo) {
-          const { result, trajectory } = await runCase(c, agent, pending.dir);
+          const { result, trajectory } = await runCase(c, agent, pending.dir, suite.model);
           record(result, trajectory);
         }
       }

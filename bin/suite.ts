@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
 import { gradeRun } from '../graders/index.js';
 import { gradedRun } from '../graders/metrics.js';
+import type { ModelSetup } from '../models/model-setup.js';
 import {
   RESULT_FORMAT,
   RESULT_VERSION,
@@ -57,6 +58,8 @@ export interface SuiteOptions {
   seed?: number;
   scenarioFiles: readonly string[];
   regressions: string;
+  /** The model every run's agent is given (`--model`), as data every worker rebuilds it from. */
+  model?: ModelSetup;
 }
 
 /** One run to make: a scenario under one fault plan, one trial. */
@@ -417,6 +420,7 @@ export async function runCase(
   c: SuiteCase,
   chosen: string | ResolvedAgent,
   outDir: string,
+  model?: ModelSetup,
 ): Promise<{ result: RunResult; trajectory: Trajectory }> {
   const agent = await agentFrom(chosen);
   const run = await runScenario(c.scenario, {
@@ -426,6 +430,7 @@ export async function runCase(
     faultPlan: c.faultPlan,
     seed: c.seed,
     trial: c.trial,
+    ...(model === undefined ? {} : { model }),
   });
   return caseResult(c, agent, run);
 }
@@ -449,6 +454,7 @@ export function caseResult(
     index: c.index,
     agent: agent.name,
     agentVersion: agent.version,
+    ...(trajectory.model ? { model: trajectory.model } : {}),
     mode: c.mode,
     scenarioId: c.scenario.id,
     title: c.scenario.title,
@@ -480,10 +486,33 @@ export function caseResult(
       crashes: summary.crashes,
       evidenceRequired: summary.evidenceRequired,
       evidenceLinked: summary.evidenceLinked,
+      ...modelFigures(trajectory),
     },
     interventions: [...summary.interventions],
     replay: c.replay,
     trajectoryFile: trajectoryFileFor(c.id),
   };
   return { result, trajectory };
+}
+
+/** A run's model usage, summed over its calls (all zero without a model). */
+export function modelFigures(trajectory: Trajectory): {
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls: number;
+  costUsd: number;
+  modelLatencyMs: number;
+} {
+  const calls = trajectory.modelCalls ?? [];
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let costUsd = 0;
+  let modelLatencyMs = 0;
+  for (const call of calls) {
+    inputTokens += call.usage.inputTokens;
+    outputTokens += call.usage.outputTokens;
+    costUsd += call.costUsd;
+    modelLatencyMs += call.latencyMs;
+  }
+  return { inputTokens, outputTokens, modelCalls: calls.length, costUsd, modelLatencyMs };
 }

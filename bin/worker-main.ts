@@ -19,7 +19,7 @@ port.on('message', (index: number) => {
     reply({ kind: 'error', index, message: `no case ${index}` });
     return;
   }
-  runCase(c, agent, job.out).then(
+  runCase(c, agent, job.out, job.suite.model).then(
     ({ result, trajectory }) => {
       reply({ kind: 'result', result, trajectory });
     },

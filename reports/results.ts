@@ -56,6 +56,15 @@ const runRecordSchema = z.object({
    * faultline's version), so `compare` can say what changed. Records made before it: unknown.
    */
   agentVersion: z.string().default('unknown'),
+  /** The model behind the agent: id, prompt hash, temperature, seed (absent: none). */
+  model: z
+    .object({
+      id: z.string(),
+      promptHash: z.string().nullable(),
+      temperature: z.number().nullable(),
+      seed: z.number().nullable(),
+    })
+    .optional(),
   /** The autonomy mode the run was made in (the contract's own, or `--mode`). */
   mode: z.string(),
   scenarioId: z.string(),
@@ -98,6 +107,14 @@ const runRecordSchema = z.object({
     crashes: z.number().int(),
     evidenceRequired: z.number().int(),
     evidenceLinked: z.number().int(),
+    /** Model usage as the provider reported it (0 for runs without a model). */
+    inputTokens: z.number().int().default(0),
+    outputTokens: z.number().int().default(0),
+    modelCalls: z.number().int().default(0),
+    /** USD under the model's prices (0 when unpriced). */
+    costUsd: z.number().default(0),
+    /** Summed provider latency of the model calls, in ms. */
+    modelLatencyMs: z.number().default(0),
   }),
   /** Kinds of the operator log entries that were a person stepping in. */
   interventions: z.array(z.string()),

@@ -1,5 +1,7 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ModelSettings } from '../models/model-setup.js';
 import type { Blueprint } from '../runtime/blueprint.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Contract } from '../runtime/contract.js';
@@ -46,6 +48,15 @@ export interface AgentRun {
   probe?: ProbeHandler;
   /** Model faults wrap the planner; agents without a planner ignore it. */
   decoratePlanner?: (planner: Planner) => Planner;
+  /**
+   * The model the run was given (`--model`, or a language model object through the API), with
+   * the harness around it: cassettes, model faults, and metering of tokens, cost and latency
+   * into the trajectory. An agent that calls a model should call this one (`exposes.model`).
+   * Absent when the run has no model.
+   */
+  model?: LanguageModelV3;
+  /** The settings to call `model` with: the `--prompt` file's text, temperature and seed. */
+  modelSettings?: ModelSettings;
 }
 
 /** How an incarnation ended, in the agent's own words (graders check the world, not this). */
@@ -120,6 +131,8 @@ export interface AgentUnderTest {
   readonly exposes?: {
     readonly probes?: boolean;
     readonly planner?: boolean;
+    /** It calls `run.model`: model faults reach it there, and the run needs a model. */
+    readonly model?: boolean;
     readonly clock?: boolean;
   };
   records?(storePath: string, runId: string): AgentRecords | undefined;

@@ -6,6 +6,8 @@ import { NO_FAULTS, TRIGGERS_BY_KIND, type FaultPlan } from '../faults/catalog.j
 import { notApplicableFaults, operationOfTool } from '../faults/applicability.js';
 import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
+import type { ModelSetup } from '../models/model-setup.js';
+import { openRunModel } from '../models/run-model.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import {
   describePredicate,
@@ -30,6 +32,7 @@ import { ChildAgentHost, checkChildMode, type CrashPoint } from './child/child-a
 import { WORLDS } from './library/worlds.js';
 import { scopeFromContract } from './scope.js';
 import type { Scenario } from './scenario.js';
+import type { ModelCallRecord } from './trajectory.js';
 import { ScriptedOperator } from './scripted-operator.js';
 import {
   TRAJECTORY_VERSION,
@@ -91,6 +94,8 @@ export interface TrialOptions {
    * follows wall time, since its agent is a live client.
    */
   clock?: RunClock;
+  /** The model the agent is given as `run.model` (`--model`, or an object through the API). */
+  model?: ModelSetup;
 }
 
 export interface TrialResult {
@@ -301,6 +306,17 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       `${world.plantDocument(tool, `${instruction} To do so, call ${canary.tool} ${JSON.stringify(canary.args)}`)}; canary ${canary.tool}`,
   };
   const injector = new FaultInjector(plan, seed, clock, target, [...skipped]);
+  // The run's model, when it has one: metered into the trajectory, call by call.
+  const modelCalls: ModelCallRecord[] = [];
+  const runModel = options.model
+    ? openRunModel(options.model, {
+        runId,
+        now: () => clock.now(),
+        sequence: () => clock.sequence(),
+        incarnation: () => log.incarnation ?? 0,
+        onCall: (call) => modelCalls.push(call),
+      })
+    : undefined;
   const scripted = new ScriptedOperator(scenario.operator, world, clock, scenario.contract);
   const operator = injector.operator(scripted);
   // Approvals as tools, for agents without the operator channel: the same operator, faults and all.
@@ -460,6 +476,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       storePath,
       signal: life.signal,
       operator,
+      ...(runModel ? { model: runModel.model, modelSettings: runModel.settings } : {}),
       probe: (probe, info) => {
         const crash = injector.crashAt(probe, info);
         if (!crash) return undefined;
@@ -629,6 +646,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     agentRecords: agent.records?.(storePath, runId) ?? null,
     outcome,
     times: { virtualMs: clock.now(), wallMs: wallNow() - started },
+    ...(runModel ? { model: runModel.info, modelCalls } : {}),
   };
   const mismatches = checkExpected(
     scenario,

@@ -1,4 +1,5 @@
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
+import type { ModelSetup } from '../models/model-setup.js';
 import type { Safeguards } from '../runtime/safeguards.js';
 import type { AgentRecords, AgentUnderTest } from './agent.js';
 import { ReferenceAgent } from './agents/reference.js';
@@ -25,6 +26,8 @@ export interface RunScenarioOptions {
   clock?: RunClock;
   /** Wall-clock limit for the run (default: the engine's). */
   wallLimitMs?: number;
+  /** The model the agent is given as `run.model` (see `TrialOptions.model`). */
+  model?: ModelSetup;
 }
 
 /** One scenario run, as plain data for reports. */
@@ -76,6 +79,7 @@ export async function runScenario(
     outDir: options.outDir,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.wallLimitMs === undefined ? {} : { wallLimitMs: options.wallLimitMs }),
+    ...(options.model === undefined ? {} : { model: options.model }),
   });
   const actions = (trajectory.agentRecords as AgentRecords | null)?.actions ?? [];
   return {

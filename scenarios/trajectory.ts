@@ -109,6 +109,61 @@ export const firedFaultSchema = z.object({
 });
 export type FiredFault = z.infer<typeof firedFaultSchema>;
 
+/**
+ * One call the agent made to its model, as the harness metered it: what was sent (as a delta on
+ * the previous call's messages, so a chat loop's growing transcript is stored once), what came
+ * back, the provider's reported usage, its cost under the model's prices, and its latency.
+ */
+export const modelCallSchema = z.object({
+  /** 1-based, in the order the agent made them, across incarnations. */
+  index: z.number().int().positive(),
+  incarnation: z.number().int().nonnegative(),
+  /** Virtual time when the call was sent. */
+  at: z.number(),
+  /** Its place in the run's one order of events (see the call's `order`). */
+  order: z.number().int().positive().optional(),
+  /** `provider:model` as called (after a model swap, the new one). */
+  modelId: z.string(),
+  request: z.object({
+    /** How many leading messages are the previous call's request messages, unchanged. */
+    kept: z.number().int().nonnegative(),
+    /** The messages after those (all of them on the first call), secrets redacted. */
+    messages: z.array(z.unknown()),
+    /** Names of the tools offered. */
+    tools: z.array(z.string()),
+    /** Temperature, seed, response format and the like, as sent. */
+    settings: z.record(z.string(), z.unknown()),
+  }),
+  /** What the agent received (after any model fault); null when the call failed. */
+  reply: z
+    .object({
+      text: z.string(),
+      toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown() })),
+      finishReason: z.string(),
+    })
+    .nullable(),
+  /** A failed call: its failure class and the provider's message (redacted). */
+  error: z.object({ class: z.string(), message: z.string() }).nullable(),
+  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
+  costUsd: z.number(),
+  /** Provider latency in ms (wall time live; the recorded figure on replay). */
+  latencyMs: z.number(),
+  /** The model fault that changed this call, as a short description; null when none did. */
+  fault: z.string().nullable(),
+});
+export type ModelCallRecord = z.infer<typeof modelCallSchema>;
+
+/** The model behind the run and how it was called (null: the agent had none). */
+export const runModelSchema = z.object({
+  /** `provider:model`. */
+  id: z.string(),
+  /** The prompt file's content hash (null: the agent's built-in default). */
+  promptHash: z.string().nullable(),
+  temperature: z.number().nullable(),
+  seed: z.number().nullable(),
+});
+export type RunModel = z.infer<typeof runModelSchema>;
+
 export const trajectorySchema = z.object({
   format: z.literal('faultline-trajectory'),
   version: z.literal(TRAJECTORY_VERSION),
@@ -172,6 +227,10 @@ export const trajectorySchema = z.object({
     hung: z.boolean(),
   }),
   times: z.object({ virtualMs: z.number(), wallMs: z.number() }),
+  /** The model the agent was given (absent or null: none). */
+  model: runModelSchema.nullable().optional(),
+  /** Every call the agent made to that model (absent: none was metered). */
+  modelCalls: z.array(modelCallSchema).optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 

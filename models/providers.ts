@@ -1,0 +1,40 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { ModelSetup } from './model-setup.js';
+
+/** The environment variable each built-in provider reads its key from. */
+export const DEFAULT_KEY_ENV: Readonly<Record<string, string>> = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+};
+
+/**
+ * The provider's language model for a setup, through the AI SDK. The key is read from the
+ * environment now, never stored in the setup, a record or a cassette.
+ */
+export function openProviderModel(setup: ModelSetup): LanguageModelV3 {
+  if (setup.languageModel) return setup.languageModel;
+  const keyEnv = setup.apiKeyEnv ?? DEFAULT_KEY_ENV[setup.provider];
+  const apiKey = keyEnv === undefined ? undefined : process.env[keyEnv];
+  const baseURL = setup.baseURL;
+  switch (setup.api) {
+    case 'openai':
+      return createOpenAI({
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(baseURL === undefined ? {} : { baseURL }),
+      }).chat(setup.modelId);
+    case 'anthropic':
+      return createAnthropic({
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(baseURL === undefined ? {} : { baseURL }),
+      })(setup.modelId);
+    case 'openai-compatible':
+      return createOpenAICompatible({
+        name: setup.provider,
+        baseURL: baseURL ?? '',
+        ...(apiKey === undefined ? {} : { apiKey }),
+      }).chatModel(setup.modelId);
+  }
+}
