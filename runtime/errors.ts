@@ -8,7 +8,8 @@ export type FaultlineErrorCode =
   | 'store-schema'
   | 'not-found'
   | 'policy-denied'
-  | 'closed';
+  | 'closed'
+  | 'planner-call';
 
 export class FaultlineError<Data = Record<string, unknown>> extends Error {
   override readonly name: string = 'FaultlineError';
