@@ -11,6 +11,7 @@ import { Executor, type CallOutcome, type CallRequest } from './executor.js';
 import { idempotencyKey, perSendKey } from './idempotency-key.js';
 import { noOperator, type Operator, type OperatorCommand } from './operator.js';
 import { proposalSchema, type Planner, type Proposal } from './planner.js';
+import { PlannerCallError } from './planner-call-error.js';
 import { approvalRequired, checkAction, type GateAction } from './policy.js';
 import { evaluate, extendScope, resolveValue } from './predicate.js';
 import { APPROVAL_TOKEN_META, META } from './protocol.js';
@@ -275,6 +276,8 @@ export class ReferenceRuntime {
 
   private async loop(): Promise<RunOutcome> {
     let invalidOutputs = 0;
+    // Consecutive planner calls that failed for a reason other than their output (the backoff's attempt).
+    let failedCalls = 0;
     for (;;) {
       if (isTerminal(this.run.state) || this.run.state === 'blocked') return this.outcome();
       // Nothing to await on the common path: no command and no abort.
@@ -320,6 +323,7 @@ export class ReferenceRuntime {
           proposal = this.builtInPlanner.next(context);
         } else {
           const answer = await this.planner.propose(context);
+          failedCalls = 0;
           raw = answer.proposal;
           const usage = answer.usage;
           if (usage && (usage.costUsd > 0 || usage.inputTokens + usage.outputTokens > 0)) {
@@ -331,6 +335,10 @@ export class ReferenceRuntime {
           }
         }
       } catch (error) {
+        if (PlannerCallError.isInstance(error) && error.failureClass !== 'invalid_output') {
+          await this.plannerCallFailed(error, ++failedCalls);
+          continue;
+        }
         raw = { invalid: error instanceof Error ? error.message : String(error) };
       }
       // A proposal from a model or prompt that changed during the call is not acted on.
@@ -365,6 +373,42 @@ export class ReferenceRuntime {
       invalidOutputs = 0;
       await this.handleProposal(parsed.data);
     }
+  }
+
+  /**
+   * A planner call failed for a reason the supervisor acts on (its model provider's rate limit,
+   * outage, timeout, refused key): wait out the retry-after or back off and ask again within
+   * the retry budget, or stop — by class alone, as for a tool. Nothing was proposed, so no
+   * side effect can hang on it.
+   */
+  private async plannerCallFailed(error: PlannerCallError, attempt: number): Promise<void> {
+    const failure: Failure = {
+      class: error.failureClass,
+      message: error.message,
+      ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    };
+    const decision = decide(this.supervisorInput(failure, attempt, 'planner', false));
+    if (decision.kind !== 'retry' && decision.kind !== 'wait') {
+      this.handleFailure(failure, 'planner', false);
+      return;
+    }
+    // `waiting`, not `retrying`: no action is in flight, the run waits before asking again.
+    this.commit({
+      to: 'waiting',
+      event: {
+        type: decision.kind === 'retry' ? 'supervisor.retry' : 'supervisor.wait',
+        operationId: 'planner',
+        reason: decision.reason,
+        resultClass: failure.class,
+        data: { delayMs: decision.delayMs },
+      },
+      used: { retries: 1 },
+    });
+    if (decision.delayMs > 0) await this.clock.sleep(decision.delayMs);
+    this.commit({
+      to: 'ready',
+      event: { type: 'run.ready', reason: `asking the planner again after ${decision.delayMs} ms` },
+    });
   }
 
   /** A model or prompt changed under the run: record it and replan, never carry on silently. */

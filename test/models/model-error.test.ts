@@ -1,5 +1,5 @@
 import { generateText } from 'ai';
-import { delay, http, HttpResponse } from 'msw';
+import { delay, http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { classifyModelError, toPlannerCallError } from '../../models/model-error.js';
@@ -46,7 +46,7 @@ const setups: Record<'openai' | 'anthropic', ModelSetup> = {
 const endpoint = { openai: `${OPENAI}/chat/completions`, anthropic: `${ANTHROPIC}/messages` };
 
 /** Each provider's own error body, as its API sends one. */
-function errorBody(api: 'openai' | 'anthropic', type: string, message: string): unknown {
+function errorBody(api: 'openai' | 'anthropic', type: string, message: string): JsonBodyType {
   return api === 'openai'
     ? { error: { message, type, code: type } }
     : { type: 'error', error: { type, message } };
