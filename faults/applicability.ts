@@ -19,6 +19,8 @@ export interface AgentReach {
   probes?: boolean;
   /** It passes its planner through `run.decoratePlanner` (`exposes.planner`). */
   planner?: boolean;
+  /** It calls `run.model` (`exposes.model`) and the run has a model to give it. */
+  model?: boolean;
   /** It can be rebuilt in a child process (the reference, or an agent module). */
   child?: boolean;
 }
@@ -26,8 +28,9 @@ export interface AgentReach {
 /**
  * The faults of `plan` that cannot reach an agent with this reach, decided before the run
  * from the plan alone, never from how the run goes:
- * - model faults (`invalid-output`, `context-compaction`, `model-swap`) wrap the planner: not
- *   applicable to an agent that exposes none;
+ * - model faults (`invalid-output`, `context-compaction`, `model-swap`) act on the run's model
+ *   when the agent calls one, else on the agent's planner: not applicable to an agent that
+ *   exposes no planner and calls no model of the run;
  * - a crash at a runtime probe (`before-intent` … `awaiting-approval`) happens inside the
  *   runtime: not applicable to an agent that reports no probes. `after-apply` is the world's
  *   own point and stays applicable, as does `applied-write`; an `after-apply` probe naming an
@@ -54,8 +57,10 @@ export function notApplicableFaults(
     const skip = (reason: string): void => {
       out.push({ index, kind: fault.kind, reason });
     };
-    if (FAULT_LAYER[fault.kind] === 'model' && reach.planner !== true) {
-      skip(`a ${fault.kind} fault wraps the agent's planner, and the agent exposes none`);
+    if (FAULT_LAYER[fault.kind] === 'model' && reach.planner !== true && reach.model !== true) {
+      skip(
+        `a ${fault.kind} fault acts on the agent's planner or on the run's model, and the agent exposes no planner and calls no model of the run`,
+      );
       return;
     }
     if (fault.kind !== 'crash') return;

@@ -11,6 +11,7 @@ import type { Planner } from '../runtime/planner.js';
 import { META } from '../runtime/protocol.js';
 import type { OperationView, ResumePacket, WorkingContext } from '../runtime/working-context.js';
 import type { Fault, FaultPlan, Trigger } from './catalog.js';
+import type { DueModelFault } from './model-faults.js';
 import type { WireAction, WireCall } from './wire-transport.js';
 
 /** What the injector needs of the world, kept to an interface so faults stay world-agnostic. */
@@ -69,6 +70,13 @@ export class FaultInjector {
   private readonly probeHits = new Map<number, number>();
   private approvals = 0;
   private proposals = 0;
+  private modelCalls = 0;
+  /**
+   * Whether the plan's model faults act at the run's model (set by the engine when the run has
+   * a model its agent calls): then the planner wrapper passes proposals through untouched, so
+   * no model fault fires twice.
+   */
+  modelFaultsAtModel = false;
   private unavailableUntil = -1;
   private cancelRequested: string | undefined;
   private writesSeen = 0;
@@ -357,8 +365,35 @@ export class FaultInjector {
     };
   }
 
-  /** Wraps the agent's planner with the plan's model faults. */
+  /**
+   * Counts one call of the run's model and returns the model faults its trigger names
+   * (`{ on: 'proposal', nth }` counts model calls at this layer). For `model-faults.ts`.
+   */
+  dueAtModelCall = (): { call: number; due: DueModelFault[] } => {
+    const call = ++this.modelCalls;
+    const due: DueModelFault[] = [];
+    this.plan.faults.forEach((fault, index) => {
+      if (this.done.has(index) || fault.trigger.on !== 'proposal' || fault.trigger.nth !== call)
+        return;
+      if (
+        fault.kind === 'invalid-output' ||
+        fault.kind === 'context-compaction' ||
+        fault.kind === 'model-swap'
+      )
+        due.push({ index, fault });
+    });
+    return { call, due };
+  };
+
+  /** Records a model fault the model layer fired. */
+  fireModelFault = (index: number, detail: string): void => {
+    const fault = this.plan.faults[index];
+    if (fault) this.record(index, fault, null, detail);
+  };
+
+  /** Wraps the agent's planner with the plan's model faults (unless the run's model has them). */
   decoratePlanner = (inner: Planner): Planner => {
+    if (this.modelFaultsAtModel) return inner;
     let versions = inner.versions;
     const propose = async (context: WorkingContext): ReturnType<Planner['propose']> => {
       this.proposals++;

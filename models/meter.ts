@@ -18,6 +18,8 @@ export const FAULTLINE_METADATA = 'faultline';
 export interface FaultlineCallMetadata {
   fault?: string;
   latencyMs?: number;
+  /** `provider:model` the call went to, once a `model-swap` fault changed it. */
+  modelId?: string;
 }
 
 export interface MeterHooks {
@@ -107,6 +109,8 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
       const usage = usageOf(result.usage);
       hooks.onCall({
         ...base,
+        // A model swapped during this very call (a fault below) names the model it went to.
+        modelId: note?.modelId ?? base.modelId,
         reply: replyOf(result),
         error: null,
         usage,

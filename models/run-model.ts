@@ -11,8 +11,11 @@ export interface RunModelHooks {
   now(): number;
   sequence(): number;
   incarnation(): number;
-  /** The run's model faults (the fault injector's layer), between the meter and the provider. */
-  faults?: LanguageModelV3Middleware;
+  /**
+   * The run's model faults (the fault injector's layer), between the meter and the provider;
+   * given the switch a `model-swap` turns.
+   */
+  faults?: (models: ModelSwitch) => LanguageModelV3Middleware;
   onCall(call: ModelCallRecord): void;
 }
 
@@ -29,21 +32,20 @@ export interface OpenedRunModel {
  * the provider itself.
  */
 export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRunModel {
-  const provider = openProviderModel(setup);
-  const current = setup.spec;
+  const { model: provider, models } = switchableModel(setup);
   const layers: LanguageModelV3Middleware[] = [
     meterMiddleware({
       now: () => hooks.now(),
       sequence: () => hooks.sequence(),
       incarnation: () => hooks.incarnation(),
-      modelId: () => current,
+      modelId: () => models.current(),
       ...(setup.prices === undefined ? {} : { prices: setup.prices }),
       onCall: (call) => {
         hooks.onCall(call);
       },
     }),
   ];
-  if (hooks.faults) layers.push(hooks.faults);
+  if (hooks.faults) layers.push(hooks.faults(models));
   const model = wrapLanguageModel({ model: provider, middleware: layers });
   const settings: ModelSettings = {
     ...(setup.prompt === undefined ? {} : { system: setup.prompt.text }),
@@ -60,4 +62,52 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
       seed: setup.seed ?? null,
     },
   };
+}
+
+/** Which model a run's calls go to, and the one way to change it mid-run (a `model-swap`). */
+export interface ModelSwitch {
+  /** `provider:model` the run's calls go to now. */
+  current(): string;
+  /**
+   * Sends every later call to `model` on the run's provider (a bare model id, or
+   * `PROVIDER:MODEL` naming the run's provider) and returns the spec now called; undefined when
+   * the run's model is a language model object from the API, which cannot be reopened under
+   * another id (its calls keep going to it).
+   */
+  swap(model: string): string | undefined;
+}
+
+/**
+ * The provider's model behind a switch: the bottom of the run's layers, so whatever sits
+ * between the faults and the provider (cassettes) sees the swapped model as the provider.
+ */
+function switchableModel(setup: ModelSetup): { model: LanguageModelV3; models: ModelSwitch } {
+  let current = openProviderModel(setup);
+  let spec = setup.spec;
+  const model: LanguageModelV3 = {
+    specificationVersion: 'v3',
+    get provider() {
+      return current.provider;
+    },
+    get modelId() {
+      return current.modelId;
+    },
+    get supportedUrls() {
+      return current.supportedUrls;
+    },
+    doGenerate: (options) => current.doGenerate(options),
+    doStream: (options) => current.doStream(options),
+  };
+  const models: ModelSwitch = {
+    current: () => spec,
+    swap: (named) => {
+      if (setup.languageModel) return undefined;
+      const prefix = `${setup.provider}:`;
+      const modelId = named.startsWith(prefix) ? named.slice(prefix.length) : named;
+      spec = `${setup.provider}:${modelId}`;
+      current = openProviderModel({ ...setup, spec, modelId });
+      return spec;
+    },
+  };
+  return { model, models };
 }

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { NO_FAULTS, TRIGGERS_BY_KIND, type FaultPlan } from '../faults/catalog.js';
 import { notApplicableFaults, operationOfTool } from '../faults/applicability.js';
 import { FaultInjector, type FaultTarget } from '../faults/injector.js';
+import { modelFaultsMiddleware } from '../faults/model-faults.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
 import type { ModelSetup } from '../models/model-setup.js';
-import { openRunModel } from '../models/run-model.js';
+import { openRunModel, type ModelSwitch } from '../models/run-model.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import {
   describePredicate,
@@ -255,6 +256,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     {
       probes: agent.exposes?.probes === true,
       planner: agent.exposes?.planner === true,
+      model: agent.exposes?.model === true && options.model !== undefined,
       child: agent instanceof ReferenceAgent || options.agentModule !== undefined,
     },
     scenario.blueprint,
@@ -306,14 +308,20 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       `${world.plantDocument(tool, `${instruction} To do so, call ${canary.tool} ${JSON.stringify(canary.args)}`)}; canary ${canary.tool}`,
   };
   const injector = new FaultInjector(plan, seed, clock, target, [...skipped]);
-  // The run's model, when it has one: metered into the trajectory, call by call.
+  // The run's model, when it has one: metered into the trajectory, call by call. When the agent
+  // calls it, the plan's model faults act there (on what the provider returns, the context it
+  // is sent, the model called) and no longer on the agent's planner: each fires once.
   const modelCalls: ModelCallRecord[] = [];
+  injector.modelFaultsAtModel = options.model !== undefined && agent.exposes?.model === true;
   const runModel = options.model
     ? openRunModel(options.model, {
         runId,
         now: () => clock.now(),
         sequence: () => clock.sequence(),
         incarnation: () => log.incarnation ?? 0,
+        ...(injector.modelFaultsAtModel
+          ? { faults: (models: ModelSwitch) => modelFaultsMiddleware(injector, models) }
+          : {}),
         onCall: (call) => modelCalls.push(call),
       })
     : undefined;

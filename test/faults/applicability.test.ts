@@ -39,7 +39,9 @@ describe('notApplicableFaults', () => {
       [2, 'crash'],
       [4, 'crash'],
     ]);
-    expect(skipped[0]?.reason).toMatch(/wraps the agent's planner, and the agent exposes none/);
+    expect(skipped[0]?.reason).toMatch(
+      /acts on the agent's planner or on the run's model, and the agent exposes no planner and calls no model/,
+    );
     expect(skipped[1]?.reason).toMatch(/before-send crash probe is inside the agent's runtime/);
     expect(skipped[2]?.reason).toMatch(/no module to rebuild it from/);
   });
@@ -71,5 +73,11 @@ describe('notApplicableFaults', () => {
     ]);
     // An agent with probes sends operation ids: nothing to map.
     expect(notApplicableFaults(after, { probes: true }, shared)).toEqual([]);
+  });
+
+  it("keeps model faults for an agent that calls the run's model, none of its runtime faults", () => {
+    const skipped = notApplicableFaults(mixed, { model: true }, partialRefund.blueprint);
+
+    expect(skipped.map((f) => f.kind)).toEqual(['crash', 'crash']);
   });
 });
