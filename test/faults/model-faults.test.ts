@@ -3,11 +3,12 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { generateText, type ModelMessage } from 'ai';
+import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { FaultInput } from '../../faults/catalog.js';
 import { compactPrompt, garbleResult } from '../../faults/model-faults.js';
 import type { ModelSetup } from '../../models/model-setup.js';
@@ -145,6 +146,82 @@ describe('invalid-output at the model', () => {
     expect(input).toBe('{"order_id":"ord_4",');
     expect(() => JSON.parse(input) as unknown).toThrow();
     expect(result.finishReason.unified).toBe('tool-calls');
+  });
+});
+
+describe('invalid-output at the model, on a tool call', () => {
+  it('the SDK cannot parse the cut arguments: the tool is not run, and the model is told of the error', async () => {
+    let n = 0;
+    const model = new MockLanguageModelV3({
+      provider: 'mock',
+      modelId: 'desk-model',
+      doGenerate: () => {
+        n++;
+        const content: LanguageModelV3GenerateResult['content'] =
+          n === 1
+            ? [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'call-1',
+                  toolName: 'lookup_order',
+                  input: JSON.stringify({ order_id: 'ord_4' }),
+                },
+              ]
+            : [{ type: 'text', text: 'done' }];
+        return Promise.resolve({
+          content,
+          finishReason:
+            n === 1
+              ? { unified: 'tool-calls' as const, raw: 'tool_calls' }
+              : { unified: 'stop' as const, raw: 'stop' },
+          usage,
+          warnings: [],
+        });
+      },
+    });
+    const looked: unknown[] = [];
+    const agent: AgentUnderTest = {
+      name: 'test-tools',
+      exposes: { model: true },
+      start: async (run) => {
+        if (!run.model) throw new Error('the run has no model');
+        await generateText({
+          model: run.model,
+          prompt: 'Look up ord_4.',
+          maxRetries: 0,
+          stopWhen: stepCountIs(2),
+          tools: {
+            lookup_order: tool({
+              inputSchema: z.object({ order_id: z.string() }),
+              execute: (input) => {
+                looked.push(input);
+                return Promise.resolve({ total_cents: 3000 });
+              },
+            }),
+          },
+        });
+        return { status: 'completed' };
+      },
+    };
+
+    const { trajectory } = await runTrial({
+      scenario: partialRefund,
+      agent: () => agent,
+      faultPlan: plan('garbled-call', {
+        kind: 'invalid-output',
+        trigger: { on: 'proposal', nth: 1 },
+      }),
+      outDir: tmpOut(),
+      model: mockSetup(model),
+    });
+
+    expect(looked).toEqual([]);
+    const second = JSON.stringify(model.doGenerateCalls[1]?.prompt);
+    expect(second).toContain('"role":"tool"');
+    expect(second).toMatch(/Invalid input for tool lookup_order/);
+    expect(modelCalls(trajectory)[0]?.reply?.toolCalls).toEqual([
+      { id: 'call-1', name: 'lookup_order', args: '{"order_id' },
+    ]);
   });
 });
 
