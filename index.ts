@@ -43,6 +43,8 @@ export {
 export { SAFEGUARDS, type Safeguard, type Safeguards } from './runtime/safeguards.js';
 export { META, APPROVAL_TOKEN_META } from './runtime/protocol.js';
 export { FaultlineError, InvalidInputError } from './runtime/errors.js';
+export { PlannerCallError, type PlannerCallFailure } from './runtime/planner-call-error.js';
+export { classifyModelError, toPlannerCallError, type ModelFailure } from './models/model-error.js';
 export { WORKFLOW_STATES, TRANSITIONS, type WorkflowState } from './runtime/states.js';
 export { defineScenario, type Scenario, type ScenarioInput } from './scenarios/scenario.js';
 export { loadScenarioFile } from './scenarios/load.js';

@@ -71,6 +71,9 @@ describe('faultline (index.ts)', () => {
       'defineScenario',
       'VirtualClock',
       'gradeRun',
+      'PlannerCallError',
+      'classifyModelError',
+      'toPlannerCallError',
     ] as const;
     for (const name of values) expect(faultline[name], name).toBeDefined();
   });
