@@ -95,6 +95,8 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
         const failure = classifyModelError(error);
         hooks.onCall({
           ...base,
+          // Read again: a model swapped during this very call (a fault below) is the one called.
+          modelId: hooks.modelId(),
           reply: null,
           error: { class: failure.class, message: redact(failure.message) },
           usage: { inputTokens: 0, outputTokens: 0 },
@@ -110,7 +112,7 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
       hooks.onCall({
         ...base,
         // A model swapped during this very call (a fault below) names the model it went to.
-        modelId: note?.modelId ?? base.modelId,
+        modelId: note?.modelId ?? hooks.modelId(),
         reply: replyOf(result),
         error: null,
         usage,

@@ -334,6 +334,16 @@ beforeAll(() => {
       };
       const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
       asked.push({ model: body.model, system });
+      if (body.model === 'no-such-model')
+        return HttpResponse.json(
+          {
+            error: {
+              message: 'The model `no-such-model` does not exist',
+              type: 'invalid_request_error',
+            },
+          },
+          { status: 404 },
+        );
       return HttpResponse.json({
         id: `chatcmpl-${asked.length}`,
         object: 'chat.completion',
@@ -408,6 +418,22 @@ describe('model-swap at the model', () => {
     ]);
     // The run's model is what it was given; the swap is the fault's.
     expect(trajectory.model?.id).toBe('openai:gpt-4o-mini');
+  });
+
+  it('a swap to a model the provider does not have fails that call, metered under the new id', async () => {
+    const { trajectory, received } = await openaiRun({
+      kind: 'model-swap',
+      trigger: { on: 'proposal', nth: 2 },
+      model: 'no-such-model',
+    });
+
+    expect(received).toHaveLength(1);
+    const calls = modelCalls(trajectory);
+    expect(calls.map((c) => [c.modelId, c.error?.class ?? null])).toEqual([
+      ['openai:gpt-4o-mini', null],
+      ['openai:no-such-model', 'invalid_argument'],
+    ]);
+    expect(trajectory.outcome.state).toBe('error');
   });
 
   it('swaps the system prompt too when the fault names one, from then on', async () => {
