@@ -27,7 +27,7 @@ import type {
 import { DONE_STATUSES } from './records.js';
 import { withSafeguards, type Safeguards } from './safeguards.js';
 import { ScriptedPlanner } from './scripted-planner.js';
-import { holdsStopReason, isTerminal, type WorkflowState } from './states.js';
+import { holdsStopReason, isLegalTransition, isTerminal, type WorkflowState } from './states.js';
 import type { Change, RunStore } from './store.js';
 import { decide, type Failure } from './supervisor.js';
 import { formatIssues } from './validate.js';
@@ -393,8 +393,9 @@ export class ReferenceRuntime {
       return;
     }
     // `waiting`, not `retrying`: no action is in flight, the run waits before asking again.
+    const moves = isLegalTransition(this.run.state, 'waiting');
     this.commit({
-      to: 'waiting',
+      ...(moves ? { to: 'waiting' as const } : {}),
       event: {
         type: decision.kind === 'retry' ? 'supervisor.retry' : 'supervisor.wait',
         operationId: 'planner',
@@ -406,7 +407,7 @@ export class ReferenceRuntime {
     });
     if (decision.delayMs > 0) await this.clock.sleep(decision.delayMs);
     this.commit({
-      to: 'ready',
+      ...(moves ? { to: 'ready' as const } : {}),
       event: { type: 'run.ready', reason: `asking the planner again after ${decision.delayMs} ms` },
     });
   }
