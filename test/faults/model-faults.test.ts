@@ -15,6 +15,7 @@ import type { ModelSetup } from '../../models/model-setup.js';
 import type { Planner } from '../../runtime/planner.js';
 import type { WorkingContext } from '../../runtime/working-context.js';
 import type { AgentUnderTest } from '../../scenarios/agent.js';
+import { ReferenceAgent } from '../../scenarios/agents/reference.js';
 import { runTrial } from '../../scenarios/engine.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import type { Trajectory } from '../../scenarios/trajectory.js';
@@ -509,6 +510,26 @@ describe('one owner for model faults', () => {
     // The planner-level garbling ({ kind: 'act', tool: 42 }) never happened: the model's cut reply did.
     expect(answers[1]).toEqual(expect.stringMatching(/^\{"turn":2,/));
     expect(answers[0]).toBe(JSON.stringify({ turn: 1, note: 'refund 25.00 now' }));
+  });
+
+  it('an agent that exposes a planner but calls no model (the scripted reference) keeps them at its planner, model or not', async () => {
+    const model = answeringModel();
+    const { trajectory } = await runTrial({
+      scenario: partialRefund,
+      agent: () => new ReferenceAgent(),
+      faultPlan: plan('model-fault', {
+        kind: 'invalid-output',
+        trigger: { on: 'proposal', nth: 2 },
+      }),
+      outDir: tmpOut(),
+      model: mockSetup(model),
+    });
+
+    expect(trajectory.faults.fired.map((f) => f.detail)).toEqual([
+      'proposal 2 is not a valid proposal',
+    ]);
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(trajectory.outcome.state).toBe('completed');
   });
 
   it('an agent that calls no model and exposes no planner has them not applicable', async () => {
