@@ -47,7 +47,8 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
-      'import-x/no-cycle': 'error',
+      // Cycles inside third-party packages are not ours (and msw's exports crash the walk).
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   layer(

@@ -4,7 +4,7 @@ import type {
   LanguageModelV3Middleware,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { canonicalJson } from '../runtime/canonical-json.js';
+import { messageDeltas } from '../recordings/message-delta.js';
 import { redact } from '../recordings/redact.js';
 import type { ModelCallRecord } from '../scenarios/trajectory.js';
 import { classifyModelError } from './model-error.js';
@@ -59,21 +59,15 @@ export function costOf(
  * delta on the previous one), reply, provider usage, cost, latency — and handed to `onCall`.
  */
 export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
-  let previous: string[] = [];
+  const delta = messageDeltas();
   let index = 0;
   return {
     specificationVersion: 'v3',
     wrapGenerate: async ({ doGenerate, params }) => {
       const at = hooks.now();
       const order = hooks.sequence();
-      const messages = params.prompt.map((m) => canonicalJson(redact(m)));
-      let kept = 0;
-      while (kept < previous.length && kept < messages.length && previous[kept] === messages[kept])
-        kept++;
-      previous = messages;
       const request: ModelCallRecord['request'] = {
-        kept,
-        messages: messages.slice(kept).map((m) => JSON.parse(m) as unknown),
+        ...delta(params.prompt),
         tools: (params.tools ?? []).map((t) => t.name),
         settings: settingsOf(params),
       };

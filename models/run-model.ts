@@ -1,5 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
+import { modelCassettes } from '../recordings/model-cassettes.js';
 import type { ModelCallRecord, RunModel } from '../scenarios/trajectory.js';
 import { meterMiddleware } from './meter.js';
 import type { ModelSettings, ModelSetup } from './model-setup.js';
@@ -11,6 +12,11 @@ export interface RunModelHooks {
   now(): number;
   sequence(): number;
   incarnation(): number;
+  /**
+   * Marks the run busy while a call is out at the provider (or its cassette is being
+   * written): real time passes there, and the virtual clock must not jump meanwhile.
+   */
+  hold?(): () => void;
   /** The run's model faults (the fault injector's layer), between the meter and the provider. */
   faults?: LanguageModelV3Middleware;
   onCall(call: ModelCallRecord): void;
@@ -21,15 +27,19 @@ export interface OpenedRunModel {
   model: LanguageModelV3;
   settings: ModelSettings;
   info: RunModel;
+  /** With `--replay-model`: the run's first cassette miss, which fails the suite, not the run. */
+  replayMiss(): Error | undefined;
 }
 
 /**
  * The model a run's agent is given, with the harness around the provider, outermost first:
- * the meter (what the agent sent and received, usage, cost, latency), the model faults, then
- * the provider itself.
+ * the meter (what the agent sent and received, usage, cost, latency), the model faults, the
+ * cassette recorder (`--record-model`), then the provider itself — or, with `--replay-model`,
+ * the cassette in the provider's place.
  */
 export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRunModel {
-  const provider = openProviderModel(setup);
+  const cassettes = modelCassettes(setup, hooks.runId);
+  const provider = cassettes.replay ?? openProviderModel(setup);
   const current = setup.spec;
   const layers: LanguageModelV3Middleware[] = [
     meterMiddleware({
@@ -44,6 +54,8 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
     }),
   ];
   if (hooks.faults) layers.push(hooks.faults);
+  layers.push(holdingMiddleware(hooks));
+  if (cassettes.record) layers.push(cassettes.record);
   const model = wrapLanguageModel({ model: provider, middleware: layers });
   const settings: ModelSettings = {
     ...(setup.prompt === undefined ? {} : { system: setup.prompt.text }),
@@ -58,6 +70,22 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
       promptHash: setup.prompt?.hash ?? null,
       temperature: setup.temperature ?? null,
       seed: setup.seed ?? null,
+    },
+    replayMiss: () => cassettes.replay?.miss,
+  };
+}
+
+/** Holds the run's clock for the provider's part of a call (below the faults, which may wait). */
+function holdingMiddleware(hooks: RunModelHooks): LanguageModelV3Middleware {
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: async ({ doGenerate }) => {
+      const release = hooks.hold?.();
+      try {
+        return await doGenerate();
+      } finally {
+        release?.();
+      }
     },
   };
 }

@@ -8,7 +8,9 @@ export type FaultlineErrorCode =
   | 'store-schema'
   | 'not-found'
   | 'policy-denied'
-  | 'closed';
+  | 'closed'
+  /** A replayed model was asked what its cassette does not hold (recordings/replay-model.ts). */
+  | 'model-replay-miss';
 
 export class FaultlineError<Data = Record<string, unknown>> extends Error {
   override readonly name: string = 'FaultlineError';
