@@ -20,6 +20,12 @@ export interface FaultlineCallMetadata {
   latencyMs?: number;
 }
 
+/**
+ * The latency a lower layer measured (or recorded) for a call that failed: an error carries no
+ * provider metadata, so the cassette layers note it here for the meter to report.
+ */
+export const failedCallLatency = new WeakMap<object, number>();
+
 export interface MeterHooks {
   /** Virtual time and the run's one order of events. */
   now(): number;
@@ -91,7 +97,10 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
           error: { class: failure.class, message: redact(failure.message) },
           usage: { inputTokens: 0, outputTokens: 0 },
           costUsd: 0,
-          latencyMs: Math.round(performance.now() - started),
+          latencyMs:
+            (typeof error === 'object' && error !== null
+              ? failedCallLatency.get(error)
+              : undefined) ?? Math.round(performance.now() - started),
           fault: null,
         });
         throw error;

@@ -2,7 +2,14 @@ import type { LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provide
 import { wrapLanguageModel } from 'ai';
 import { modelCassettes } from '../recordings/model-cassettes.js';
 import type { ModelCallRecord, RunModel } from '../scenarios/trajectory.js';
-import { meterMiddleware } from './meter.js';
+import { onRealTime, wallNow } from '../scenarios/virtual-timers.js';
+import { withLatency } from '../recordings/record-model.js';
+import {
+  FAULTLINE_METADATA,
+  failedCallLatency,
+  meterMiddleware,
+  type FaultlineCallMetadata,
+} from './meter.js';
 import type { ModelSettings, ModelSetup } from './model-setup.js';
 import { openProviderModel } from './providers.js';
 
@@ -75,14 +82,29 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
   };
 }
 
-/** Holds the run's clock for the provider's part of a call (below the faults, which may wait). */
+/**
+ * The provider's part of a call (below the faults, which may wait on the run's clock): the
+ * clock is held, the call runs on real time (an agent's virtual timers would otherwise hold
+ * the HTTP stack's timeouts to a clock that cannot move), and its wall-clock latency goes to
+ * the meter unless a cassette layer below already gave one.
+ */
 function holdingMiddleware(hooks: RunModelHooks): LanguageModelV3Middleware {
   return {
     specificationVersion: 'v3',
     wrapGenerate: async ({ doGenerate }) => {
       const release = hooks.hold?.();
+      const started = wallNow();
       try {
-        return await doGenerate();
+        const result = await onRealTime(doGenerate);
+        const note = result.providerMetadata?.[FAULTLINE_METADATA] as
+          FaultlineCallMetadata | undefined;
+        if (note?.latencyMs !== undefined) return result;
+        const latencyMs = Math.round(wallNow() - started);
+        return { ...result, providerMetadata: withLatency(result.providerMetadata, latencyMs) };
+      } catch (error) {
+        if (typeof error === 'object' && error !== null && !failedCallLatency.has(error))
+          failedCallLatency.set(error, Math.round(wallNow() - started));
+        throw error;
       } finally {
         release?.();
       }

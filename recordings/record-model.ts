@@ -5,7 +5,11 @@ import {
   type LanguageModelV3Middleware,
   type SharedV3ProviderMetadata,
 } from '@ai-sdk/provider';
-import { FAULTLINE_METADATA, type FaultlineCallMetadata } from '../models/meter.js';
+import {
+  FAULTLINE_METADATA,
+  failedCallLatency,
+  type FaultlineCallMetadata,
+} from '../models/meter.js';
 import { messageDeltas } from './message-delta.js';
 import {
   MODEL_CASSETTE_FORMAT,
@@ -87,6 +91,7 @@ export function recordModelMiddleware(options: RecordModelOptions): LanguageMode
       } catch (error) {
         const latencyMs = Math.round(performance.now() - started);
         calls[slot] = { ...call, error: failureOf(error), latencyMs };
+        if (typeof error === 'object' && error !== null) failedCallLatency.set(error, latencyMs);
         await save();
         throw error;
       }

@@ -8,6 +8,7 @@ import {
   type LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { existsSync } from 'node:fs';
+import { failedCallLatency } from '../models/meter.js';
 import { canonicalJson } from '../runtime/canonical-json.js';
 import { FaultlineError } from '../runtime/errors.js';
 import { applyDelta, canonicalMessages } from './message-delta.js';
@@ -152,7 +153,11 @@ export class ReplayModel implements LanguageModelV3 {
       this.miss = found;
       return Promise.reject(found);
     }
-    if (found.error) return Promise.reject(failureOf(found.error));
+    if (found.error) {
+      const error = failureOf(found.error);
+      failedCallLatency.set(error, found.latencyMs);
+      return Promise.reject(error);
+    }
     return Promise.resolve(resultOf(found));
   }
 

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -16,6 +17,7 @@ import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js
 import { deterministicPart } from '../../scenarios/trajectory.js';
 import {
   KEY_ENV,
+  OPENAI_BASE,
   openAiHandler,
   openAiSetup,
   promptAgent,
@@ -139,6 +141,40 @@ describe('model cassettes: --replay-model', () => {
     expect(a).toBe(b);
     // The recorded latency reaches the meter, so the recording run's trajectory is the same too.
     expect(a).toBe(JSON.stringify(trajectory));
+  });
+
+  it('a provider error is recorded and replayed as the same error (a 429 with its retry-after)', async () => {
+    const dir = cassetteDir();
+    let limited = false;
+    server.use(
+      http.post(`${OPENAI_BASE}/chat/completions`, async () => {
+        if (limited) return undefined;
+        limited = true;
+        // Slow enough that a replay reporting its own (near zero) latency would differ.
+        await delay(25);
+        return HttpResponse.json(
+          { error: { message: 'Rate limit reached', type: 'rate_limit_exceeded' } },
+          { status: 429, headers: { 'retry-after': '0' } },
+        );
+      }),
+      openAiHandler(),
+    );
+    const live = await trial({ recordDir: dir });
+    server.resetHandlers();
+    const errors = (t: typeof live) => t.trajectory.modelCalls?.map((c) => c.error?.class ?? null);
+    expect(errors(live)).toEqual(['rate_limited', null, null]);
+    const cassette = readModelCassette(modelCassettePath(dir, RUN_ID));
+    expect(cassette.calls[0]?.error).toMatchObject({
+      name: 'AI_APICallError',
+      statusCode: 429,
+      isRetryable: true,
+    });
+    const replayed = await trial({ replayDir: dir });
+    expect(errors(replayed)).toEqual(['rate_limited', null, null]);
+    // The failed call's message and latency too: the whole trajectory is the live one's.
+    expect(JSON.stringify(deterministicPart(replayed.trajectory))).toBe(
+      JSON.stringify(deterministicPart(live.trajectory)),
+    );
   });
 
   it('replays with no key in the environment', async () => {
