@@ -72,6 +72,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return fail(error.message);
     if (error instanceof FaultlineError && error.code === 'invalid-input')
       return fail(error.message);
+    if (error instanceof FaultlineError && error.code === 'model-replay-miss') {
+      // A divergence, not bad usage: the suite stopped at it and committed nothing.
+      const [first = '', ...rest] = error.message.split('\n');
+      io.err(`faultline ${name}: ${printable(first)}`);
+      for (const line of rest) io.err(printable(line));
+      io.err(
+        'the suite stopped at the first miss and committed no results (record again with --record-model DIR if the change is intended)',
+      );
+      return 1;
+    }
     // A file or folder the command cannot use (a folder where a file must be, no permission):
     // the path and the reason, never a stack trace.
     if (isSystemError(error)) return fail(systemErrorLine(error));

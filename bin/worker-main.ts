@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { ModelReplayMissError } from '../recordings/replay-model.js';
 import { runCase, suiteAgent, suiteCases } from './suite.js';
 import type { WorkerJob, WorkerReply } from './workers.js';
 
@@ -28,6 +29,7 @@ port.on('message', (index: number) => {
         kind: 'error',
         index,
         message: error instanceof Error ? error.message : String(error),
+        ...(error instanceof ModelReplayMissError ? { miss: error.data } : {}),
       });
     },
   );

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { ModelReplayMissError, type ModelReplayMissData } from '../recordings/replay-model.js';
 import type { RunResult } from '../reports/results.js';
 import type { SuiteOptions } from './suite.js';
 
@@ -9,7 +10,8 @@ export interface WorkerJob {
 }
 export type WorkerReply =
   | { kind: 'result'; result: RunResult; trajectory: unknown }
-  | { kind: 'error'; index: number; message: string }
+  /** `miss`: a model cassette miss, rebuilt in the main thread to stop the suite the same way. */
+  | { kind: 'error'; index: number; message: string; miss?: ModelReplayMissData }
   | { kind: 'idle' };
 
 /**
@@ -54,7 +56,11 @@ export async function runInWorkers(
           worker.on('message', (reply: WorkerReply) => {
             if (reply.kind === 'result') record(reply.result, reply.trajectory);
             else if (reply.kind === 'error') {
-              reject(new Error(`run ${reply.index} failed in a worker: ${reply.message}`));
+              reject(
+                reply.miss
+                  ? new ModelReplayMissError(reply.miss)
+                  : new Error(`run ${reply.index} failed in a worker: ${reply.message}`),
+              );
               void Promise.all(workers.map((w) => w.terminate()));
               return;
             }

@@ -4,7 +4,7 @@ import type {
   LanguageModelV3Middleware,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { canonicalJson } from '../runtime/canonical-json.js';
+import { messageDeltas } from '../recordings/message-delta.js';
 import { redact } from '../recordings/redact.js';
 import type { ModelCallRecord } from '../scenarios/trajectory.js';
 import { classifyModelError } from './model-error.js';
@@ -21,6 +21,12 @@ export interface FaultlineCallMetadata {
   /** `provider:model` the call went to, once a `model-swap` fault changed it. */
   modelId?: string;
 }
+
+/**
+ * The latency a lower layer measured (or recorded) for a call that failed: an error carries no
+ * provider metadata, so the cassette layers note it here for the meter to report.
+ */
+export const failedCallLatency = new WeakMap<object, number>();
 
 export interface MeterHooks {
   /** Virtual time and the run's one order of events. */
@@ -61,21 +67,15 @@ export function costOf(
  * delta on the previous one), reply, provider usage, cost, latency — and handed to `onCall`.
  */
 export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
-  let previous: string[] = [];
+  const delta = messageDeltas();
   let index = 0;
   return {
     specificationVersion: 'v3',
     wrapGenerate: async ({ doGenerate, params }) => {
       const at = hooks.now();
       const order = hooks.sequence();
-      const messages = params.prompt.map((m) => canonicalJson(redact(m)));
-      let kept = 0;
-      while (kept < previous.length && kept < messages.length && previous[kept] === messages[kept])
-        kept++;
-      previous = messages;
       const request: ModelCallRecord['request'] = {
-        kept,
-        messages: messages.slice(kept).map((m) => JSON.parse(m) as unknown),
+        ...delta(params.prompt),
         tools: (params.tools ?? []).map((t) => t.name),
         settings: settingsOf(params),
       };
@@ -101,7 +101,10 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
           error: { class: failure.class, message: redact(failure.message) },
           usage: { inputTokens: 0, outputTokens: 0 },
           costUsd: 0,
-          latencyMs: Math.round(performance.now() - started),
+          latencyMs:
+            (typeof error === 'object' && error !== null
+              ? failedCallLatency.get(error)
+              : undefined) ?? Math.round(performance.now() - started),
           fault: null,
         });
         throw error;

@@ -1,7 +1,15 @@
 import type { LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
+import { modelCassettes } from '../recordings/model-cassettes.js';
 import type { ModelCallRecord, RunModel } from '../scenarios/trajectory.js';
-import { meterMiddleware } from './meter.js';
+import { onRealTime, wallNow } from '../scenarios/virtual-timers.js';
+import { withLatency } from '../recordings/record-model.js';
+import {
+  FAULTLINE_METADATA,
+  failedCallLatency,
+  meterMiddleware,
+  type FaultlineCallMetadata,
+} from './meter.js';
 import type { ModelSettings, ModelSetup } from './model-setup.js';
 import { openProviderModel } from './providers.js';
 
@@ -11,6 +19,11 @@ export interface RunModelHooks {
   now(): number;
   sequence(): number;
   incarnation(): number;
+  /**
+   * Marks the run busy while a call is out at the provider (or its cassette is being
+   * written): real time passes there, and the virtual clock must not jump meanwhile.
+   */
+  hold?(): () => void;
   /**
    * The run's model faults (the fault injector's layer), between the meter and the provider;
    * given the switch a `model-swap` turns.
@@ -24,15 +37,19 @@ export interface OpenedRunModel {
   model: LanguageModelV3;
   settings: ModelSettings;
   info: RunModel;
+  /** With `--replay-model`: the run's first cassette miss, which fails the suite, not the run. */
+  replayMiss(): Error | undefined;
 }
 
 /**
  * The model a run's agent is given, with the harness around the provider, outermost first:
- * the meter (what the agent sent and received, usage, cost, latency), the model faults, then
- * the provider itself.
+ * the meter (what the agent sent and received, usage, cost, latency), the model faults, the
+ * cassette recorder (`--record-model`), then the provider itself — or, with `--replay-model`,
+ * the cassette in the provider's place.
  */
 export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRunModel {
-  const { model: provider, models } = switchableModel(setup);
+  const cassettes = modelCassettes(setup, hooks.runId);
+  const { model: provider, models } = switchableModel(setup, cassettes.replay);
   const layers: LanguageModelV3Middleware[] = [
     meterMiddleware({
       now: () => hooks.now(),
@@ -46,6 +63,8 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
     }),
   ];
   if (hooks.faults) layers.push(hooks.faults(models));
+  layers.push(holdingMiddleware(hooks));
+  if (cassettes.record) layers.push(cassettes.record);
   const model = wrapLanguageModel({ model: provider, middleware: layers });
   const settings: ModelSettings = {
     ...(setup.prompt === undefined ? {} : { system: setup.prompt.text }),
@@ -60,6 +79,37 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
       promptHash: setup.prompt?.hash ?? null,
       temperature: setup.temperature ?? null,
       seed: setup.seed ?? null,
+    },
+    replayMiss: () => cassettes.replay?.miss,
+  };
+}
+
+/**
+ * The provider's part of a call (below the faults, which may wait on the run's clock): the
+ * clock is held, the call runs on real time (an agent's virtual timers would otherwise hold
+ * the HTTP stack's timeouts to a clock that cannot move), and its wall-clock latency goes to
+ * the meter unless a cassette layer below already gave one.
+ */
+function holdingMiddleware(hooks: RunModelHooks): LanguageModelV3Middleware {
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: async ({ doGenerate }) => {
+      const release = hooks.hold?.();
+      const started = wallNow();
+      try {
+        const result = await onRealTime(doGenerate);
+        const note = result.providerMetadata?.[FAULTLINE_METADATA] as
+          FaultlineCallMetadata | undefined;
+        if (note?.latencyMs !== undefined) return result;
+        const latencyMs = Math.round(wallNow() - started);
+        return { ...result, providerMetadata: withLatency(result.providerMetadata, latencyMs) };
+      } catch (error) {
+        if (typeof error === 'object' && error !== null && !failedCallLatency.has(error))
+          failedCallLatency.set(error, Math.round(wallNow() - started));
+        throw error;
+      } finally {
+        release?.();
+      }
     },
   };
 }
@@ -79,10 +129,15 @@ export interface ModelSwitch {
 
 /**
  * The provider's model behind a switch: the bottom of the run's layers, so whatever sits
- * between the faults and the provider (cassettes) sees the swapped model as the provider.
+ * between the faults and the provider (cassettes) sees the swapped model as the provider. In
+ * replay the cassette stays the provider: it holds the swapped model's replies in call order,
+ * so a swap changes only the id the run reports.
  */
-function switchableModel(setup: ModelSetup): { model: LanguageModelV3; models: ModelSwitch } {
-  let current = openProviderModel(setup);
+function switchableModel(
+  setup: ModelSetup,
+  replay: LanguageModelV3 | undefined,
+): { model: LanguageModelV3; models: ModelSwitch } {
+  let current = replay ?? openProviderModel(setup);
   let spec = setup.spec;
   const model: LanguageModelV3 = {
     specificationVersion: 'v3',
@@ -105,7 +160,7 @@ function switchableModel(setup: ModelSetup): { model: LanguageModelV3; models: M
       const prefix = `${setup.provider}:`;
       const modelId = named.startsWith(prefix) ? named.slice(prefix.length) : named;
       spec = `${setup.provider}:${modelId}`;
-      current = openProviderModel({ ...setup, spec, modelId });
+      if (!replay) current = openProviderModel({ ...setup, spec, modelId });
       return spec;
     },
   };

@@ -44,3 +44,22 @@ export {
   ReplayPlanner,
   type PlannerDivergence,
 } from './model-replay.js';
+export {
+  checkModelCassettes,
+  MODEL_CASSETTE_FORMAT,
+  MODEL_CASSETTE_VERSION,
+  modelCassettePath,
+  modelCassetteSchema,
+  parseModelCassette,
+  readModelCassette,
+  type ModelCassette,
+  type RecordedModelCall,
+} from './model-cassette.js';
+export { recordModelMiddleware, type RecordModelOptions } from './record-model.js';
+export {
+  ModelReplayMissError,
+  ReplayModel,
+  type ModelReplayMissData,
+  type ReplayModelOptions,
+} from './replay-model.js';
+export { messageDeltas, type MessageDelta } from './message-delta.js';

@@ -9,7 +9,9 @@ export type FaultlineErrorCode =
   | 'not-found'
   | 'policy-denied'
   | 'closed'
-  | 'planner-call';
+  | 'planner-call'
+  /** A replayed model was asked what its cassette does not hold (recordings/replay-model.ts). */
+  | 'model-replay-miss';
 
 export class FaultlineError<Data = Record<string, unknown>> extends Error {
   override readonly name: string = 'FaultlineError';

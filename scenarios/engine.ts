@@ -318,6 +318,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
         runId,
         now: () => clock.now(),
         sequence: () => clock.sequence(),
+        hold: () => clock.hold(),
         incarnation: () => log.incarnation ?? 0,
         ...(injector.modelFaultsAtModel
           ? { faults: (models: ModelSwitch) => modelFaultsMiddleware(injector, models) }
@@ -575,6 +576,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     break;
   }
   unsubscribe();
+  // A model cassette miss is the suite's error, not the agent's failure: whatever the agent
+  // made of it, the run is not graded and the suite stops with the divergence.
+  const miss = runModel?.replayMiss();
+  if (miss) throw miss;
 
   // A fault the agent never reached tests nothing. The reference runtime and its mutants (the
   // agents that report faultline's probes) are held to the library's plans, and the recovery

@@ -120,6 +120,15 @@ class VirtualTimeout {
  * timers.dispose();
  * ```
  */
+/**
+ * Runs `body` (and everything it sets off) on real time, outside any run's virtual timers: the
+ * harness's own waits inside an agent's call, such as a model provider's HTTP request, whose
+ * timers must not wait on a clock the call itself holds.
+ */
+export function onRealTime<T>(body: () => T): T {
+  return scope.exit(body);
+}
+
 export class RunTimers {
   /** Timers set in this run and not yet fired or cleared. */
   readonly live = new Set<VirtualTimeout>();

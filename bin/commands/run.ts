@@ -11,6 +11,11 @@ import { ZOO } from '../../scenarios/agents/zoo.js';
 import { chooseAgent, resolveAgent } from '../agent-source.js';
 import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
+import {
+  MODEL_CASSETTE_HELP,
+  MODEL_CASSETTE_OPTIONS,
+  withModelCassettes,
+} from '../model-cassette-flags.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { runSuite } from '../run-suite.js';
 import { UsageError } from '../usage-error.js';
@@ -49,6 +54,7 @@ Options:
   --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
   --regressions DIR    regression files to include (default: regressions/, if it exists)
   --config FILE        configuration (default: faultline.config.ts, if it exists)
+${MODEL_CASSETTE_HELP}
   -h, --help           show this help
 
 Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
@@ -80,6 +86,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       scenarios: { type: 'string', multiple: true },
       regressions: { type: 'string' },
       config: { type: 'string' },
+      ...MODEL_CASSETTE_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -139,6 +146,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(
       `${blame('regressions', values.regressions) || '--regressions: '}${regressions}: no such folder (regression files are read from a folder; leave the option out to skip them)`,
     );
+  // providers-cli: the `--model` setup goes in place of `undefined`.
+  const model = withModelCassettes(undefined, {
+    record: values['record-model'],
+    replay: values['replay-model'],
+  });
 
   const started = performance.now();
   let failing = 0;
@@ -155,6 +167,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       ...(seed === undefined ? {} : { seed }),
       scenarioFiles: [...(config.scenarios ?? []), ...(values.scenarios ?? [])],
       regressions: regressions ?? 'regressions',
+      ...(model === undefined ? {} : { model }),
     },
     {
       out,
