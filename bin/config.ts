@@ -246,6 +246,10 @@ export function gateCriteria(config: FaultlineConfig, level: AutonomyLevel): Gat
  *   agents: { mine: './my-agent.ts' },
  *   run: { agent: 'mine', trials: 3 },
  *   gates: { supervised: { k: 3, outcomePassK: 0.9 } },
+ *   models: {
+ *     providers: { ollama: { api: 'openai-compatible', baseURL: 'http://localhost:11434/v1' } },
+ *     prices: { 'openai:gpt-4o-mini': { inputPerMillion: 0.15, outputPerMillion: 0.6 } },
+ *   },
  * });
  * ```
  */

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import type { ModelSetup } from '../../models/model-setup.js';
 import { runTrial } from '../../scenarios/engine.js';
@@ -14,7 +15,7 @@ import {
   startProviderServer,
   type ProviderServer,
 } from '../support/provider-server.js';
-import { tmpOut } from '../support/trial-harness.js';
+import { plan, tmpOut, wroteStores } from '../support/trial-harness.js';
 
 const KEY_ENV = 'FAULTLINE_TEST_MODEL_KEY';
 const KEY = 'sk-faultline-test-secret-0123456789';
@@ -149,5 +150,30 @@ describe('the contract cost budget, held against metered spend', () => {
     );
     expect(provider.calls).toHaveLength(2);
     expect(run.trajectory.modelCalls).toHaveLength(2);
+  });
+});
+
+describe('a child-process crash with a model', () => {
+  it('is refused before the run: the child could not carry the metered model yet', async () => {
+    const outDir = tmpOut();
+    await expect(
+      runTrial({
+        scenario: partialRefund,
+        agent: () => modelToolAgent,
+        agentModule: fileURLToPath(
+          new URL('../fixtures/agents/model-tool-agent.ts', import.meta.url),
+        ),
+        faultPlan: plan('killed', {
+          kind: 'crash',
+          trigger: { on: 'applied-write', nth: 1 },
+          mode: 'child',
+        }),
+        outDir,
+        model: SETUPS.openai as ModelSetup,
+      }),
+    ).rejects.toThrow(
+      /is given a model, and a child-process crash cannot carry one yet .*use mode "in-process"/,
+    );
+    expect(wroteStores(outDir)).toBe(false);
   });
 });
