@@ -86,6 +86,19 @@ export function modelSetupFromFlags(
   return result.setup;
 }
 
+/**
+ * The line that says, before a run, which model is called where and with which key variable
+ * (never the key): a base URL taken from `OPENAI_BASE_URL` is then no surprise.
+ */
+export function modelLine(setup: ModelSetup): string {
+  const where =
+    setup.replayDir !== undefined
+      ? `replayed from ${setup.replayDir} (no call is made)`
+      : `at ${setup.baseURL ?? "the provider's default URL"}, ${setup.apiKeyEnv === undefined ? 'no key' : `key from $${setup.apiKeyEnv}`}`;
+  const prompt = setup.prompt ? `, prompt ${setup.prompt.path} (${setup.prompt.hash})` : '';
+  return `model: ${setup.spec} ${where}${prompt}${setup.recordDir === undefined ? '' : `, recorded to ${setup.recordDir}`}`;
+}
+
 /** The words that name a model setup on a replay command (`--model …`, `--prompt …`). */
 export function modelWords(setup: ModelSetup | undefined): string[] {
   if (!setup) return [];

@@ -11,7 +11,7 @@ import { ZOO } from '../../scenarios/agents/zoo.js';
 import { chooseAgent, resolveAgent } from '../agent-source.js';
 import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
-import { MODEL_OPTIONS, modelSetupFromFlags } from '../model-options.js';
+import { MODEL_OPTIONS, modelLine, modelSetupFromFlags } from '../model-options.js';
 import { costEstimateLine, maxCostOf } from '../model-cost.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { runSuite } from '../run-suite.js';
@@ -190,6 +190,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         ? {}
         : {
             beforeRuns: (todo: number) => {
+              io.out(modelLine(model));
               io.out(costEstimateLine(model, todo, out));
             },
           }),

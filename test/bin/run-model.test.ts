@@ -113,6 +113,9 @@ describe('faultline run --model', () => {
     expect(ran.stdout).toMatch(
       /cost estimate: none — no earlier run of openai:gpt-x in .* \(\$2\.00 in \/ \$10\.00 out per million tokens\)/,
     );
+    expect(ran.stdout).toContain(
+      `model: openai:gpt-x at ${OPENAI_BASE_URL}, key from $OPENAI_API_KEY, prompt ${prompt} (sha256:`,
+    );
     const request = provider.calls[0]?.request;
     expect(request?.system).toBe('You refund carefully.\n');
     expect(request?.body).toMatchObject({ model: 'gpt-x', temperature: 0.3, seed: 5 });
