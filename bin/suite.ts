@@ -39,6 +39,7 @@ import {
   type ResolvedAgent,
 } from './agent-source.js';
 import { matchesAny } from './glob.js';
+import { modelWords } from './model-options.js';
 import { UsageError } from './usage-error.js';
 
 /** What selects a suite; the same options rebuild the same cases in every worker. */
@@ -202,6 +203,7 @@ export async function suiteSelection(
         `--seed ${seed}`,
         ...(agentWord === 'reference' ? [] : [`--agent ${agentWord}`]),
         ...(options.mode ? [`--mode ${options.mode}`] : []),
+        ...modelWords(options.model),
       ];
       cases.push({
         index: cases.length,
@@ -227,6 +229,7 @@ export async function suiteSelection(
 export async function checkCases(
   cases: readonly SuiteCase[],
   chosen: string | ResolvedAgent,
+  model?: ModelSetup,
 ): Promise<void> {
   const agent = await (await agentFrom(chosen)).create();
   const worlds = new Map<string, World<unknown>>();
@@ -236,7 +239,7 @@ export async function checkCases(
     worlds.set(c.scenario.id, world);
     validateFaultPlan(c.scenario, c.faultPlan, world);
     if (c.faultPlan.faults.some((f) => f.kind === 'crash' && f.mode === 'child'))
-      checkChildMode(c.faultPlan, agent);
+      checkChildMode(c.faultPlan, agent, { model: model !== undefined });
   }
 }
 

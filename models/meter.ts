@@ -2,6 +2,8 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
   LanguageModelV3Middleware,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { messageDeltas } from '../recordings/message-delta.js';
@@ -69,61 +71,120 @@ export function costOf(
 export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
   const delta = messageDeltas();
   let index = 0;
-  return {
-    specificationVersion: 'v3',
-    wrapGenerate: async ({ doGenerate, params }) => {
-      const at = hooks.now();
-      const order = hooks.sequence();
-      const request: ModelCallRecord['request'] = {
-        ...delta(params.prompt),
-        tools: (params.tools ?? []).map((t) => t.name),
-        settings: settingsOf(params),
-      };
-      const base = {
+  /** The call's identity and request (a delta on the previous one), taken when it starts. */
+  const begin = (params: LanguageModelV3CallOptions) => {
+    const at = hooks.now();
+    const order = hooks.sequence();
+    const request: ModelCallRecord['request'] = {
+      ...delta(params.prompt),
+      tools: (params.tools ?? []).map((t) => t.name),
+      settings: settingsOf(params),
+    };
+    return {
+      base: {
         index: ++index,
         incarnation: hooks.incarnation(),
         at,
         order,
         modelId: hooks.modelId(),
         request,
-      };
-      const started = performance.now();
+      },
+      started: performance.now(),
+    };
+  };
+  const failed = (call: ReturnType<typeof begin>, error: unknown): void => {
+    const failure = classifyModelError(error);
+    hooks.onCall({
+      ...call.base,
+      // Read again: a model swapped during this very call (a fault below) is the one called.
+      modelId: hooks.modelId(),
+      reply: null,
+      error: { class: failure.class, message: redact(failure.message) },
+      usage: { inputTokens: 0, outputTokens: 0 },
+      costUsd: 0,
+      latencyMs:
+        (typeof error === 'object' && error !== null ? failedCallLatency.get(error) : undefined) ??
+        Math.round(performance.now() - call.started),
+      fault: null,
+    });
+  };
+  const answered = (
+    call: ReturnType<typeof begin>,
+    reply: NonNullable<ModelCallRecord['reply']>,
+    reported: LanguageModelV3Usage | undefined,
+    note: FaultlineCallMetadata | undefined,
+  ): void => {
+    const usage = usageOf(reported);
+    hooks.onCall({
+      ...call.base,
+      // A model swapped during this very call (a fault below) names the model it went to.
+      modelId: note?.modelId ?? hooks.modelId(),
+      reply,
+      error: null,
+      usage,
+      costUsd: costOf(usage, hooks.prices),
+      latencyMs: note?.latencyMs ?? Math.round(performance.now() - call.started),
+      fault: note?.fault ?? null,
+    });
+  };
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: async ({ doGenerate, params }) => {
+      const call = begin(params);
       let result: LanguageModelV3GenerateResult;
       try {
         result = await doGenerate();
       } catch (error) {
-        const failure = classifyModelError(error);
-        hooks.onCall({
-          ...base,
-          // Read again: a model swapped during this very call (a fault below) is the one called.
-          modelId: hooks.modelId(),
-          reply: null,
-          error: { class: failure.class, message: redact(failure.message) },
-          usage: { inputTokens: 0, outputTokens: 0 },
-          costUsd: 0,
-          latencyMs:
-            (typeof error === 'object' && error !== null
-              ? failedCallLatency.get(error)
-              : undefined) ?? Math.round(performance.now() - started),
-          fault: null,
-        });
+        failed(call, error);
         throw error;
       }
       const note = result.providerMetadata?.[FAULTLINE_METADATA] as
         FaultlineCallMetadata | undefined;
-      const usage = usageOf(result.usage);
-      hooks.onCall({
-        ...base,
-        // A model swapped during this very call (a fault below) names the model it went to.
-        modelId: note?.modelId ?? hooks.modelId(),
-        reply: replyOf(result),
-        error: null,
-        usage,
-        costUsd: costOf(usage, hooks.prices),
-        latencyMs: note?.latencyMs ?? Math.round(performance.now() - started),
-        fault: note?.fault ?? null,
-      });
+      answered(call, replyOf(result), result.usage, note);
       return result;
+    },
+    // A streamed call is recorded when its stream ends: the text and tool calls assembled from
+    // the parts, the usage from the finish part. A stream the caller abandons is not recorded.
+    wrapStream: async ({ doStream, params }) => {
+      const call = begin(params);
+      let result: LanguageModelV3StreamResult;
+      try {
+        result = await doStream();
+      } catch (error) {
+        failed(call, error);
+        throw error;
+      }
+      let text = '';
+      const content: LanguageModelV3GenerateResult['content'] = [];
+      let finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }> | undefined;
+      let error: unknown;
+      let errored = false;
+      const meter = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+        transform(part, controller) {
+          if (part.type === 'text-delta') text += part.delta;
+          else if (part.type === 'tool-call') content.push(part);
+          else if (part.type === 'finish') finish = part;
+          else if (part.type === 'error' && !errored) {
+            errored = true;
+            error = part.error;
+          }
+          controller.enqueue(part);
+        },
+        flush() {
+          if (errored || !finish) {
+            failed(call, errored ? error : new Error('the model stream ended without a finish'));
+            return;
+          }
+          const reply = replyOf({
+            content: [{ type: 'text', text }, ...content],
+            finishReason: finish.finishReason,
+          });
+          const note = finish.providerMetadata?.[FAULTLINE_METADATA] as
+            FaultlineCallMetadata | undefined;
+          answered(call, reply, finish.usage, note);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(meter) };
     },
   };
 }
@@ -138,7 +199,9 @@ function settingsOf(params: LanguageModelV3CallOptions): Record<string, unknown>
   return out;
 }
 
-function replyOf(result: LanguageModelV3GenerateResult): NonNullable<ModelCallRecord['reply']> {
+function replyOf(
+  result: Pick<LanguageModelV3GenerateResult, 'content' | 'finishReason'>,
+): NonNullable<ModelCallRecord['reply']> {
   let text = '';
   const toolCalls: { id: string; name: string; args: unknown }[] = [];
   for (const part of result.content) {

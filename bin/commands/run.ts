@@ -11,11 +11,9 @@ import { ZOO } from '../../scenarios/agents/zoo.js';
 import { chooseAgent, resolveAgent } from '../agent-source.js';
 import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
-import {
-  MODEL_CASSETTE_HELP,
-  MODEL_CASSETTE_OPTIONS,
-  withModelCassettes,
-} from '../model-cassette-flags.js';
+import { MODEL_CASSETTE_HELP, withModelCassettes } from '../model-cassette-flags.js';
+import { MODEL_OPTIONS, modelLine, modelSetupFromFlags } from '../model-options.js';
+import { costEstimateLine, maxCostOf } from '../model-cost.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { runSuite } from '../run-suite.js';
 import { UsageError } from '../usage-error.js';
@@ -54,7 +52,17 @@ Options:
   --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
   --regressions DIR    regression files to include (default: regressions/, if it exists)
   --config FILE        configuration (default: faultline.config.ts, if it exists)
+  --model PROVIDER:MODEL
+                       the model of an agent that calls one (tool-loop, model-planner):
+                       openai:…, anthropic:…, or a provider of the config's models.providers
+                       (keys from the environment only: OPENAI_API_KEY, ANTHROPIC_API_KEY, or
+                       the provider's apiKeyEnv)
+  --prompt FILE        the agent's system prompt (default: its own, in prompts/)
+  --temperature T      sampling temperature, 0 to 2
+  --model-seed N       the seed sent to the provider (where it supports one)
 ${MODEL_CASSETTE_HELP}
+  --max-cost USD       stop the suite once the model spend of its finished runs passes USD
+                       (needs the model's models.prices; finished runs are kept for --resume)
   -h, --help           show this help
 
 Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
@@ -86,7 +94,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       scenarios: { type: 'string', multiple: true },
       regressions: { type: 'string' },
       config: { type: 'string' },
-      ...MODEL_CASSETTE_OPTIONS,
+      ...MODEL_OPTIONS,
+      'max-cost': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -107,6 +116,13 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   );
   // Loaded and checked now (a factory called once), before anything is written.
   const agent = await resolveAgent(agentSource);
+  const chosenModel = modelSetupFromFlags(
+    values,
+    loaded,
+    { name: agent.name, callsModel: (await agent.create()).exposes?.model === true },
+    { configFile: file },
+  );
+  const maxCostUsd = maxCostOf(values['max-cost'], chosenModel);
   const mode = values.mode ?? config.mode;
   if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
@@ -146,8 +162,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(
       `${blame('regressions', values.regressions) || '--regressions: '}${regressions}: no such folder (regression files are read from a folder; leave the option out to skip them)`,
     );
-  // providers-cli: the `--model` setup goes in place of `undefined`.
-  const model = withModelCassettes(undefined, {
+  // The cassette folders checked whole (versions, model) before anything is written.
+  const model = withModelCassettes(chosenModel, {
     record: values['record-model'],
     replay: values['replay-model'],
   });
@@ -174,6 +190,15 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       workers,
       ...(values.shard === undefined ? {} : { shard: values.shard }),
       resume: values.resume,
+      ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+      ...(model === undefined
+        ? {}
+        : {
+            beforeRuns: (todo: number) => {
+              io.out(modelLine(model));
+              io.out(costEstimateLine(model, todo, out));
+            },
+          }),
       onResult: (result, done, total) => {
         if (!runPassed(result)) failing++;
         const line = `[${done}/${total}] ${runPassed(result) ? 'ok  ' : 'FAIL'} ${result.scenarioId} / ${result.faultPlanId}${result.trial > 0 ? ` #${result.trial}` : ''} → ${result.state} (${formatDuration(result.figures.virtualMs)} virtual)`;
@@ -191,6 +216,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     );
 
   const { results } = suite;
+  if (suite.stopped !== undefined) {
+    io.out(suite.stopped);
+    return 1;
+  }
   const k = Math.max(1, trials);
   const trajectory = (r: RunResult): unknown => {
     try {
