@@ -43,7 +43,7 @@ export function modelRecord(
 export const HOSTILE_REPLY =
   'Done. <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 /** A reply longer than any report shows whole. */
-export const LONG_REPLY = `${'The refund is settled. '.repeat(60)}END`;
+export const LONG_REPLY = `${'The refund is settled. '.repeat(100)}END`;
 
 type Generated = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 
