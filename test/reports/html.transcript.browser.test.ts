@@ -130,7 +130,7 @@ describe.skipIf(skip)('HTML model transcript in Chromium', () => {
     expect(earlier).toContain('+4 earlier messages (sent again unchanged)');
     expect(earlier).toContain('You settle refunds.');
     expect(earlier).toContain('tool result lookup_order call_1 {"order_id":"ord_1","total":42}');
-    const added = await page.$$eval(`${call(3)} .sent > ol.msgs > li`, (items) =>
+    const added = await page.$$eval(`${call(3)} .sent > ol.msgs > li`, (items: DomElement[]) =>
       items.map((i) => i.textContent?.replace(/\s+/g, ' ').trim()),
     );
     expect(added).toHaveLength(2);
