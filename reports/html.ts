@@ -1,11 +1,13 @@
 import { HtmlReportError } from './html/html-report-error.js';
 import { html, inlineElement, jsonScript, type Html } from './html/markup.js';
 import { renderRunPage } from './html/run-page.js';
-import { REPORT_CSS } from './html/style.js';
+import { MODEL_CSS, REPORT_CSS } from './html/style.js';
+import { modelTotals } from './model-usage.js';
 import { renderSummary, runFacts, type PlacedRun } from './html/summary.js';
 import { buildTimeline } from './html/timeline.js';
 import { trajectoryView } from './html/trajectory-view.js';
 import { VIEWER_SCRIPT } from './html/viewer-script.js';
+import { readTranscript } from './model-transcript.js';
 import type { RunResult } from './results.js';
 
 export { HtmlReportError, type HtmlReportErrorCode } from './html/html-report-error.js';
@@ -31,9 +33,11 @@ export interface HtmlReportOptions {
  * Renders a result set as one self-contained HTML page: a summary matrix (scenario × fault plan,
  * a mark per dimension, the verdict) with filters by failing dimension, fault kind, verdict and
  * final state, and a page per run (`#run=<id>`) with its grades and its trajectory as a
- * timeline, each finding linked to the events it cites. No network and no external assets: the
- * style sheet and the one script are inline, and the page's Content-Security-Policy allows only
- * those two (by hash) and nothing else — no fetches, no images, no other script.
+ * timeline, each finding linked to the events it cites, and — for a run with a model — its model
+ * transcript beside the timeline, with tokens, cost and latency per call. No network and no
+ * external assets: the style sheet and the one script are inline, and the page's
+ * Content-Security-Policy allows only those two (by hash) and nothing else — no fetches, no
+ * images, no other script.
  *
  * Text from worlds, agents and results is escaped everywhere (markup is only ever built with
  * the `html` tag of reports/html/markup.ts); the data the script reads sits in a JSON element
@@ -58,16 +62,19 @@ export function renderHtmlReport(input: HtmlReportInput, options: HtmlReportOpti
   const runs: PlacedRun[] = [];
   const pages = sorted.map((result, i) => {
     const key = `run-${i}`;
-    const trajectory = trajectoryView(result.id, input.trajectory(result));
+    const raw = input.trajectory(result);
+    const trajectory = trajectoryView(result.id, raw);
     runs.push({ key, result, expected: trajectory?.expected ?? null });
     return renderRunPage({
       key,
       result,
       trajectory,
       timeline: trajectory ? buildTimeline(trajectory) : null,
+      transcript: readTranscript(raw),
     });
   });
-  const style = inlineElement('style', REPORT_CSS);
+  const transcripts = pages.length > 0 && modelTotals(sorted) !== null;
+  const style = inlineElement('style', transcripts ? REPORT_CSS + MODEL_CSS : REPORT_CSS);
   const script = inlineElement('script', VIEWER_SCRIPT);
   const csp = [
     "default-src 'none'",

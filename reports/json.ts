@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DIMENSIONS, type Dimension } from '../graders/grade.js';
 import { suiteMetrics, type SuiteMetrics } from '../graders/metrics.js';
 import { toGradedRun } from './graded.js';
+import { modelTotals } from './model-usage.js';
 import type { NotApplicablePlan } from './not-applicable.js';
 import { runResultSchema, type RunResult } from './results.js';
 
@@ -78,6 +79,29 @@ export const suiteMetricsSchema = z.strictObject({
   byTier: z.partialRecord(z.enum(['low', 'medium', 'high']), sliceMetricsSchema),
 });
 
+const usageSchema = z.strictObject({
+  /** Runs that had a model. */
+  runs: count,
+  modelCalls: count,
+  inputTokens: count,
+  outputTokens: count,
+  costUsd: z.number().nonnegative(),
+  modelLatencyMs: z.number().nonnegative(),
+});
+
+/** Model usage of the suite, and of each model with its prompt (absent: no run had a model). */
+const modelUsageSchema = z.strictObject({
+  total: usageSchema,
+  byModel: z.array(
+    usageSchema.extend({
+      id: z.string(),
+      promptHash: z.string().nullable(),
+      temperature: z.number().nullable(),
+      seed: z.number().nullable(),
+    }),
+  ),
+});
+
 /** A JSON report, as `faultline run --reporter json` writes it. */
 export const reportSchema = z.strictObject({
   format: z.literal(REPORT_FORMAT),
@@ -87,6 +111,11 @@ export const reportSchema = z.strictObject({
   metrics: suiteMetricsSchema,
   /** Every run record of the set, in case order. */
   results: z.array(runResultSchema),
+  /**
+   * Model calls, tokens, cost (USD) and model latency (ms) summed over the runs that had a
+   * model, and per model and prompt; each run's own are in its record's `figures`.
+   */
+  modelUsage: modelUsageSchema.optional(),
   /** Fault plans left out because they cannot apply in the suite's mode (absent: none). */
   notApplicable: z
     .array(
@@ -132,9 +161,27 @@ export function jsonReport(input: {
     // Plain JSON data already (rates are null, never undefined); the copy drops readonly.
     metrics: structuredClone(metrics) as DeepMutable<SuiteMetrics>,
     results,
+    ...modelUsageOf(results),
     ...(input.notApplicable && input.notApplicable.length > 0
       ? { notApplicable: input.notApplicable.map((p) => ({ ...p, reasons: [...p.reasons] })) }
       : {}),
+  };
+}
+
+/** `{ modelUsage }` when some run had a model, else nothing (the report reads as before). */
+function modelUsageOf(results: readonly RunResult[]): Pick<Report, 'modelUsage'> {
+  const total = modelTotals(results);
+  if (total === null) return {};
+  const models = new Map<string, NonNullable<RunResult['model']>>();
+  for (const r of results) if (r.model) models.set(JSON.stringify(r.model), r.model);
+  return {
+    modelUsage: {
+      total,
+      byModel: [...models.entries()].flatMap(([key, model]) => {
+        const usage = modelTotals(results.filter((r) => JSON.stringify(r.model) === key));
+        return usage === null ? [] : [{ ...model, ...usage }];
+      }),
+    },
   };
 }
 

@@ -1,5 +1,13 @@
 import { CORE_DIMENSIONS, DIMENSIONS } from '../graders/grade.js';
 import { gradeOf, runPassed } from './graded.js';
+import {
+  hadModel,
+  modelText,
+  modelTotals,
+  usageOf,
+  usageText,
+  type ModelUsage,
+} from './model-usage.js';
 import type { RunResult } from './results.js';
 
 /**
@@ -10,6 +18,11 @@ import type { RunResult } from './results.js';
  * typed by the dimension, its message the finding codes and its text the findings and the
  * replay command. Parsers that read only the first `<failure>` still see a core dimension's.
  * `<system-out>` repeats every finding, in every dimension, with the seed and replay command.
+ *
+ * When runs had a model, `<properties>` carry it and what it spent — `model`, `model.promptHash`,
+ * `model.calls`, `model.inputTokens`, `model.outputTokens`, `model.costUsd`,
+ * `model.latencyMs` — for the whole suite (under `<testsuites>`), each scenario and each run.
+ * Without a model the XML is as it always was.
  *
  * @example
  * ```ts
@@ -31,10 +44,12 @@ export function renderJunit(input: { readonly results: readonly RunResult[] }): 
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="faultline" tests="${results.length}" failures="${failedRuns}" errors="0" skipped="0" time="${seconds(results)}">`,
+    ...modelProperties(results, '  '),
   ];
   for (const [scenarioId, runs] of suites) {
     lines.push(
       `  <testsuite name="${attr(scenarioId)}" tests="${runs.length}" failures="${runs.filter((r) => !runPassed(r)).length}" errors="0" skipped="0" time="${seconds(runs)}">`,
+      ...modelProperties(runs, '    '),
     );
     for (const r of runs) {
       const name = [
@@ -47,11 +62,16 @@ export function renderJunit(input: { readonly results: readonly RunResult[] }): 
       const open = `    <testcase name="${attr(name)}" classname="faultline.${attr(r.world)}" time="${seconds([r])}"`;
       const failures = failuresOf(r);
       const findings = DIMENSIONS.some((d) => gradeOf(r, d).findings.length > 0);
-      if (failures.length === 0 && !findings) {
+      const properties = modelProperties([r], '      ');
+      if (failures.length === 0 && !findings && properties.length === 0) {
         lines.push(`${open}/>`);
         continue;
       }
-      lines.push(`${open}>`);
+      lines.push(`${open}>`, ...properties);
+      if (failures.length === 0 && !findings) {
+        lines.push('    </testcase>');
+        continue;
+      }
       for (const f of failures) {
         lines.push(
           `      <failure message="${attr(f.message)}" type="${attr(f.type)}">${text(f.text)}</failure>`,
@@ -104,6 +124,7 @@ function summary(r: RunResult): string {
     `run ${r.id}`,
     `agent ${r.agent} · mode ${r.mode} · seed ${r.seed} · fault plan ${r.faultPlanId}${r.faultKinds.length > 0 ? ` (${r.faultKinds.join(', ')})` : ''}`,
     `ended ${r.state}${r.stopReason ? ` (${r.stopReason})` : ''}${r.detail ? `: ${r.detail}` : ''}`,
+    ...(r.model ? [`model ${modelText(r.model)} · ${usageText(usageOf(r))}`] : []),
     ...r.mismatches.map((m) => `mismatch: ${m}`),
     // Shown, never a failure: these faults could not reach the agent.
     ...(r.faultsNotApplicable ?? []).map(
@@ -116,6 +137,33 @@ function summary(r: RunResult): string {
   }
   lines.push(`replay: ${r.replay}`);
   return lines.join('\n');
+}
+
+/**
+ * The model and its usage as `<properties>` (a distinct model or prompt each get a `model` and
+ * `model.promptHash` property); nothing when none of the runs had a model.
+ */
+function modelProperties(runs: readonly RunResult[], indent: string): string[] {
+  const totals = modelTotals(runs.filter(hadModel));
+  if (totals === null) return [];
+  const models = new Set(runs.flatMap((r) => (r.model ? [r.model.id] : [])));
+  const prompts = new Set(runs.flatMap((r) => (r.model ? [r.model.promptHash ?? 'built-in'] : [])));
+  const usage: [string, keyof ModelUsage][] = [
+    ['model.calls', 'modelCalls'],
+    ['model.inputTokens', 'inputTokens'],
+    ['model.outputTokens', 'outputTokens'],
+    ['model.costUsd', 'costUsd'],
+    ['model.latencyMs', 'modelLatencyMs'],
+  ];
+  const property = (name: string, value: string | number): string =>
+    `${indent}  <property name="${attr(name)}" value="${attr(String(value))}"/>`;
+  return [
+    `${indent}<properties>`,
+    ...[...models].map((m) => property('model', m)),
+    ...[...prompts].map((p) => property('model.promptHash', p)),
+    ...usage.map(([name, key]) => property(name, totals[key])),
+    `${indent}</properties>`,
+  ];
 }
 
 function seconds(runs: readonly RunResult[]): string {

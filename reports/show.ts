@@ -2,6 +2,16 @@ import { z } from 'zod';
 import { DIMENSIONS } from '../graders/grade.js';
 import { formatDuration } from './duration.js';
 import { gradeOf, runPassed } from './graded.js';
+import {
+  formatLatency,
+  formatTokens,
+  formatUsd,
+  hadModel,
+  modelText,
+  usageOf,
+  usageText,
+} from './model-usage.js';
+import { messageView, readTranscript, type MessagePart } from './model-transcript.js';
 import { describeFaultNotApplicable } from './not-applicable.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
@@ -376,12 +386,15 @@ export interface ShowOptions {
   readonly color: boolean;
   /** Every agent event, not only state transitions and the events findings cite. */
   readonly events?: boolean;
+  /** The model transcript after the findings: every call with what was sent and what came back. */
+  readonly transcript?: boolean;
 }
 
 const RED = 31;
 const GREEN = 32;
 const YELLOW = 33;
 const DIM = 2;
+const CYAN = 36;
 
 /**
  * One run for the terminal: what ran and how it ended, how to replay it, the timeline, then
@@ -431,6 +444,15 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
       'agent',
       `${printable(result.agent)} ${printable(result.agentVersion)} · mode ${printable(result.mode)} · world ${printable(result.world)} · tier ${result.tier} · seed ${result.seed}`,
     ),
+    // Only a run with a model says anything of models: without one the view reads as before.
+    ...(hadModel(result)
+      ? [
+          field(
+            'model',
+            `${result.model ? `${printable(modelText(result.model))} · ` : ''}${usageText(usageOf(result))}`,
+          ),
+        ]
+      : []),
     field(
       'faults',
       result.faultKinds.length === 0
@@ -511,7 +533,109 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
         `  white-box checks skipped (the agent exposes no records): ${skipped.join(', ')}`,
       ),
     );
+  if (options.transcript === true) lines.push('', ...renderTranscript(result, trajectory, paint));
+  else if (result.figures.modelCalls > 0)
+    lines.push(
+      '',
+      paint(
+        DIM,
+        `(${result.figures.modelCalls} model call${result.figures.modelCalls === 1 ? '' : 's'}: --transcript prints them)`,
+      ),
+    );
   return lines.join('\n');
+}
+
+/**
+ * The longest text of a model call shown whole (a message, a reply, a tool's arguments);
+ * longer ones are cut with a note of how much was left out and where it all is.
+ */
+export const TRANSCRIPT_TEXT_LIMIT = 600;
+
+/**
+ * The run's model transcript: per call its number, model, time, tokens, cost and latency (and
+ * fault or error); the messages it added to the request (those sent again unchanged are
+ * counted, not repeated); and the reply — text, tool calls, finish reason.
+ */
+function renderTranscript(
+  result: RunResult,
+  trajectory: unknown,
+  paint: (code: number, s: string) => string,
+): string[] {
+  const transcript = readTranscript(trajectory);
+  const lines = ['Model transcript'];
+  if (transcript === null || (transcript.calls.length === 0 && transcript.unreadable === 0)) {
+    lines.push(
+      `  (${transcript === null ? 'the run had no model' : 'the agent made no model call'}: nothing to show)`,
+    );
+    return lines;
+  }
+  const trim = (text: string): string => {
+    if (text.length <= TRANSCRIPT_TEXT_LIMIT) return text;
+    const end = /[\uD800-\uDBFF]/.test(text[TRANSCRIPT_TEXT_LIMIT - 1] ?? '')
+      ? TRANSCRIPT_TEXT_LIMIT - 1
+      : TRANSCRIPT_TEXT_LIMIT;
+    return `${text.slice(0, end)}… [${formatTokens(text.length - end)} more characters; ${result.trajectoryFile} has them all]`;
+  };
+  // Text as lines: each made printable, the ones after the first indented under the label.
+  const block = (label: string, text: string, indent: string): string[] =>
+    trim(text)
+      .split('\n')
+      .map((line, i) =>
+        i === 0
+          ? `${indent}${label}${printable(line)}`
+          : `${' '.repeat(indent.length + label.length)}${printable(line)}`,
+      );
+  const json = (value: unknown): string =>
+    value === undefined ? 'undefined' : JSON.stringify(value);
+  const part = (p: MessagePart): string => {
+    switch (p.kind) {
+      case 'text':
+        return p.text;
+      case 'tool-call':
+        return `tool call ${p.name} ${p.id} ${json(p.args)}`;
+      case 'tool-result':
+        return `tool result ${p.name} ${p.id} ${json(p.output)}`;
+      case 'other':
+        return `${p.type} ${json(p.value)}`;
+    }
+  };
+  if (transcript.model !== null) lines.push(`  ${printable(modelText(transcript.model))}`);
+  for (const call of transcript.calls) {
+    lines.push(
+      `  ${paint(CYAN, `#${call.index}`)} ${printable(call.modelId)} · ${formatDuration(call.at)} · incarnation ${call.incarnation} · ` +
+        `${formatTokens(call.usage.inputTokens)} in / ${formatTokens(call.usage.outputTokens)} out tokens · ${formatUsd(call.costUsd)} · ${formatLatency(call.latencyMs)}` +
+        (call.fault !== null ? ` · ${paint(YELLOW, `fault: ${printable(call.fault)}`)}` : '') +
+        (call.error !== null ? ` · ${paint(RED, `error: ${printable(call.error.class)}`)}` : ''),
+    );
+    const { kept, messages, tools } = call.request;
+    if (kept > 0)
+      lines.push(
+        paint(DIM, `      +${kept} earlier message${kept === 1 ? '' : 's'} (sent again unchanged)`),
+      );
+    for (const message of messages) {
+      const view = messageView(message);
+      for (const p of view.parts) lines.push(...block(`${view.role}: `, part(p), '      '));
+    }
+    if (tools.length > 0)
+      lines.push(paint(DIM, `      tools offered: ${tools.map(printable).join(', ')}`));
+    if (call.reply !== null) {
+      if (call.reply.text !== '') lines.push(...block('reply: ', call.reply.text, '    → '));
+      for (const c of call.reply.toolCalls)
+        lines.push(...block('reply: ', `tool call ${c.name} ${c.id} ${json(c.args)}`, '    → '));
+      lines.push(paint(DIM, `      finish reason: ${printable(call.reply.finishReason)}`));
+    } else if (call.error !== null)
+      lines.push(
+        ...block(`${call.error.class}: `, call.error.message, '    ✗ ').map((l) => paint(RED, l)),
+      );
+  }
+  if (transcript.unreadable > 0)
+    lines.push(
+      paint(
+        YELLOW,
+        `  (${transcript.unreadable} model call(s) had an unexpected shape and are left out)`,
+      ),
+    );
+  return lines;
 }
 
 function field(name: string, value: string): string {

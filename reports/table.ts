@@ -7,6 +7,17 @@ import {
   renderNotApplicable,
   type NotApplicablePlan,
 } from './not-applicable.js';
+import {
+  distinctModels,
+  formatLatency,
+  formatTokens,
+  formatUsd,
+  hadModel,
+  modelText,
+  modelTotals,
+  usageOf,
+  usageText,
+} from './model-usage.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
 
@@ -130,7 +141,12 @@ export function renderTable(
   // Every cell is one line (printable escapes newlines), so row i is line i + 2.
   drawn.splice(2 + rows.length, 0, rule);
   drawn.splice(2, 0, rule);
-  const lines = [drawn.join('\n')];
+  const totals = modelTotals(results);
+  // Only a suite with a model says anything of models: without one the report reads as before.
+  const lines = [
+    ...(totals === null ? [] : distinctModels(results).map((m) => `model ${printable(m)}`)),
+    drawn.join('\n'),
+  ];
   if (input.k > 1 && pass.groupsWithK < pass.groups) {
     lines.push(
       `pass^${input.k} averages the ${pass.groupsWithK} of ${pass.groups} scenario × fault plan groups with at least ${input.k} trials.`,
@@ -139,6 +155,8 @@ export function renderTable(
   lines.push(
     `A run passes when ${CORE_DIMENSIONS.slice(0, -1).join(', ')} and ${CORE_DIMENSIONS.at(-1) ?? ''} pass and it ends as its scenario expects.`,
   );
+
+  if (totals !== null) lines.push('', ...modelUsageTable(rows, lead, options.color));
 
   const failed = results.filter((r) => !runPassed(r));
   const flagged = results.filter(
@@ -166,7 +184,79 @@ export function renderTable(
       (faultsSkipped > 0 ? `, ${faultsSkipped} fault(s) not applicable to the agent` : '') +
       (unreached > 0 ? `, ${unreached} fault(s) never reached` : ''),
   );
+  if (totals !== null)
+    lines.push(
+      `model usage of ${totals.runs} run(s): ${usageText(totals)}` +
+        (totals.costUsd === 0 && totals.inputTokens + totals.outputTokens > 0
+          ? ' (no prices for the model: cost not counted)'
+          : ''),
+    );
   return lines.join('\n');
+}
+
+/**
+ * Model usage per scenario × fault plan (summed over its trials) and for the suite: calls,
+ * input and output tokens, cost and model latency. Only rows whose runs had a model.
+ */
+function modelUsageTable(
+  rows: readonly Row[],
+  lead: (row: { agent: string; mode: string }) => string[],
+  color: boolean,
+): string[] {
+  const table = new Table({
+    head: [
+      ...lead({ agent: 'agent', mode: 'mode' }),
+      'scenario',
+      'fault plan',
+      'model calls',
+      'input tokens',
+      'output tokens',
+      'cost',
+      'model latency',
+    ],
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    colAligns: [
+      ...lead({ agent: 'left', mode: 'left' }).map(() => 'left' as const),
+      'left',
+      'left',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+    ],
+    style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
+  });
+  const withModel = rows.filter((row) => row.runs.some(hadModel));
+  const cells = (runs: readonly RunResult[]): string[] => {
+    const u = modelTotals(runs);
+    if (u === null) return ['0', '0', '0', formatUsd(0), formatLatency(0)];
+    return [
+      String(u.modelCalls),
+      formatTokens(u.inputTokens),
+      formatTokens(u.outputTokens),
+      formatUsd(u.costUsd),
+      formatLatency(u.modelLatencyMs),
+    ];
+  };
+  for (const row of withModel)
+    table.push([
+      ...lead(row).map(printable),
+      printable(row.scenarioId),
+      printable(row.faultPlanId),
+      ...cells(row.runs),
+    ]);
+  table.push([
+    ...lead({ agent: '', mode: '' }).map(() => ''),
+    'total',
+    '',
+    ...cells(withModel.flatMap((row) => row.runs)),
+  ]);
+  const drawn = table.toString().split('\n');
+  const rule = (drawn[0] ?? '').replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤');
+  drawn.splice(2 + withModel.length, 0, rule);
+  drawn.splice(2, 0, rule);
+  return ['Model usage (per scenario × fault plan, summed over its trials)', ...drawn];
 }
 
 /** One run's heading, what differed from the expected ending, its findings and its replay. */
@@ -175,6 +265,8 @@ function describe(r: RunResult, sign: string): string[] {
   const lines = [
     `${sign} ${r.scenarioId} / ${r.faultPlanId} · trial ${r.trial} · seed ${r.seed} · ${r.agent} → ${ended}`,
   ];
+  if (r.model !== undefined)
+    lines.push(`    model: ${printable(modelText(r.model))} · ${usageText(usageOf(r))}`);
   for (const m of r.mismatches) lines.push(`    mismatch: ${printable(m)}`);
   for (const d of DIMENSIONS) {
     for (const f of gradeOf(r, d).findings)

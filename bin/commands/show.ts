@@ -21,6 +21,9 @@ Arguments:
 Options:
   --out DIR        the result set (default: .faultline/)
   --events         every agent event, not only state transitions and cited events
+  --transcript     then the run's model transcript: per model call its number, model,
+                   tokens, cost and latency (and fault or error), the messages it added to
+                   the request and the reply; texts over 600 characters are cut with a note
   -h, --help       show this help
 
 Exit codes: 0 shown, 2 bad arguments (no such run, or more than one matches).`;
@@ -33,6 +36,7 @@ export function showCommand(argv: string[], io: Io): Promise<number> {
     options: {
       out: { type: 'string', default: '.faultline' },
       events: { type: 'boolean', default: false },
+      transcript: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -64,7 +68,11 @@ export function showCommand(argv: string[], io: Io): Promise<number> {
   const { path, trajectory } = readTrajectory(values.out, found.run);
   let text: string;
   try {
-    text = renderShow(found.run, trajectory, { color: io.color, events: values.events });
+    text = renderShow(found.run, trajectory, {
+      color: io.color,
+      events: values.events,
+      transcript: values.transcript,
+    });
   } catch (error) {
     if (error instanceof TrajectoryShapeError) throw new UsageError(`${path}: ${error.message}`);
     throw error;

@@ -1,5 +1,7 @@
 import { DIMENSIONS, type Dimension } from '../../graders/grade.js';
 import { formatDuration } from '../duration.js';
+import { hadModel, modelText, usageOf, usageText } from '../model-usage.js';
+import type { Transcript } from '../model-transcript.js';
 import type { RunResult } from '../results.js';
 import { html, wholeText, type Html, type Interpolation } from './markup.js';
 import { runHref, WHITE_BOX_SKIPPED } from './summary.js';
@@ -14,6 +16,7 @@ import {
   type TimelineEntry,
 } from './timeline.js';
 import type { AgentEventView, TrajectoryView } from './trajectory-view.js';
+import { renderTranscript } from './transcript.js';
 import { clipJson, clipText, TEXT_LIMIT } from './visible-text.js';
 
 /** A finding that cites an event, as the event shows it. */
@@ -29,6 +32,8 @@ export interface RunPageInput {
   readonly result: RunResult;
   readonly trajectory: TrajectoryView | null;
   readonly timeline: Timeline | null;
+  /** The run's model transcript; null when the run had no model (nothing is shown). */
+  readonly transcript?: Transcript | null;
 }
 
 /**
@@ -87,6 +92,7 @@ function joined(parts: readonly (Html | false | null)[], separator: string): Htm
  */
 export function renderRunPage(input: RunPageInput): Html {
   const { key, result: r, trajectory, timeline } = input;
+  const transcript = input.transcript ?? null;
   const anchors = timeline ? anchorIds(timeline) : new Set<string>();
   const citations = new Map<string, Citation[]>();
   const findingsMarkup = DIMENSIONS.map((dimension) => {
@@ -170,6 +176,18 @@ export function renderRunPage(input: RunPageInput): Html {
         ]
       : []),
     ['agent', html`<code>${r.agent}</code> in ${r.mode} mode`],
+    // Only a run with a model says anything of models: without one the page reads as before.
+    ...(r.model !== undefined
+      ? [['model', html`<code>${modelText(r.model)}</code>`] as [string, Interpolation]]
+      : []),
+    ...(hadModel(r)
+      ? [
+          [
+            'model usage',
+            html`${usageText(usageOf(r))}${transcript !== null && html` · <a href="#${key}-transcript">transcript</a>`}`,
+          ] as [string, Interpolation],
+        ]
+      : []),
     ['world', `${r.world} · workflow ${r.workflowClass} · tier ${r.tier}`],
     ['trial · seed', `${r.trial} · ${r.seed}`],
     [
@@ -240,7 +258,17 @@ export function renderRunPage(input: RunPageInput): Html {
                   )}
                 </ul>`
             }
-            ${renderOutcome(key, trajectory, timeline.outcomeId, cites(timeline.outcomeId), citations.has(timeline.outcomeId))}
+            ${[
+              // The transcript joins the outcome's interpolation: a page without one keeps its bytes.
+              transcript !== null && renderTranscript(key, transcript),
+              renderOutcome(
+                key,
+                trajectory,
+                timeline.outcomeId,
+                cites(timeline.outcomeId),
+                citations.has(timeline.outcomeId),
+              ),
+            ]}
             <details>
               <summary>world at the start</summary>
               <pre>${pretty(trajectory.world.start)}</pre>

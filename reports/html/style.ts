@@ -98,3 +98,25 @@ details > summary { cursor: pointer; color: var(--muted); }
 nav.top { margin: 4px 0 12px; }
 [hidden] { display: none !important; }
 `;
+
+/** The model transcript's rules: added only to a page with a model, so others keep their bytes. */
+export const MODEL_CSS = `
+.transcript { margin: 12px 0; }
+.model-call { border: 1px solid var(--line); border-left: 3px solid var(--accent); border-radius: 4px;
+  margin: 8px 0; background: var(--panel); display: grid; grid-template-columns: 1fr 1fr; }
+@media (max-width: 900px) { .model-call { grid-template-columns: 1fr; } }
+.model-call > header { grid-column: 1 / -1; padding: 4px 10px; border-bottom: 1px solid var(--line);
+  display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; }
+.model-call .what { font-weight: 600; }
+.model-call .sent, .model-call .received { padding: 6px 10px; min-width: 0; }
+.model-call .received { border-left: 1px dashed var(--line); }
+.msgs { list-style: none; margin: 0; padding: 0; }
+.msg { margin: 4px 0; padding: 2px 6px; border-left: 3px solid var(--line); }
+.msg .role { font-size: 11px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+.msg.role-system { border-left-color: var(--muted); }
+.msg.role-user { border-left-color: var(--accent); }
+.msg.role-assistant { border-left-color: var(--pass); }
+.msg.role-tool { border-left-color: #8e44ad; }
+.msg-part code { overflow-wrap: anywhere; }
+.model-error { color: var(--fail); }
+`;

@@ -1,5 +1,14 @@
 import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade.js';
 import { passHatK } from '../../graders/metrics.js';
+import {
+  distinctModels,
+  formatTokens,
+  formatUsd,
+  hadModel,
+  modelTotals,
+  usageOf,
+  usageText,
+} from '../model-usage.js';
 import type { RunResult } from '../results.js';
 import { html, type Html } from './markup.js';
 import { shownText } from './visible-text.js';
@@ -125,6 +134,16 @@ function expectedCell(r: RunResult, expected: ExpectedEnd | null): Html {
   </td>`;
 }
 
+/** A run's model usage in the matrix: tokens and cost, the rest in its title. */
+function usageCell(r: RunResult): Html {
+  if (!hadModel(r)) return html`<td class="num muted" title="no model">–</td>`;
+  const u = usageOf(r);
+  return html`<td class="num usage" title="${usageText(u)}">
+    ${formatTokens(u.inputTokens + u.outputTokens)} tok
+    <div class="muted">${formatUsd(u.costUsd)}</div>
+  </td>`;
+}
+
 /** A slash-separated id that may break after each slash. */
 function breakable(id: string): Html {
   return html`${id.split('/').map((part, i) => (i === 0 ? part : html`/<wbr />${part}`))}`;
@@ -146,6 +165,15 @@ export function renderSummary(runs: readonly PlacedRun[], k: number): Html {
   const kinds = distinct(results.flatMap((r) => r.faultKinds));
   const states = distinct(results.map((r) => r.state));
   const ks = k > 1 ? [1, k] : [1];
+  // Only a suite with a model says anything of models: without one the page reads as before.
+  const totals = modelTotals(results);
+  // Joined to the markup beside them, so a page without a model keeps its bytes.
+  const modelStats =
+    totals !== null &&
+    html`<div class="muted" id="models">models: ${distinctModels(results).join('; ') || '–'}</div>
+      <div id="model-usage">
+        model usage of ${totals.runs} run${totals.runs === 1 ? '' : 's'}: ${usageText(totals)}
+      </div>`;
   const rateRow = (kk: number): Html =>
     html`<tr>
       <th>pass^${kk}</th>
@@ -164,7 +192,7 @@ export function renderSummary(runs: readonly PlacedRun[], k: number): Html {
       <div><span class="mark fail">✗ ${results.length - passing}</span> fail</div>
       <div class="muted">agents: ${distinct(results.map((r) => r.agent)).join(', ') || '–'}</div>
       <div class="muted">scenarios: ${distinct(results.map((r) => r.scenarioId)).length}</div>
-      <div class="muted">a run passes when ${CORE_DIMENSIONS.join(', ')} all pass</div>
+      ${[html`<div class="muted">a run passes when ${CORE_DIMENSIONS.join(', ')} all pass</div>`, modelStats]}
     </div>
     <table class="rates">
       <thead>
@@ -218,7 +246,10 @@ export function renderSummary(runs: readonly PlacedRun[], k: number): Html {
             <th class="num">trial</th>
             <th>ended</th>
             <th>expected end</th>
-            ${DIMENSIONS.map((d) => html`<th class="dim"><span>${d}</span></th>`)}
+            ${[
+              totals !== null && html`<th class="num">model usage</th>`,
+              DIMENSIONS.map((d) => html`<th class="dim"><span>${d}</span></th>`),
+            ]}
           </tr>
         </thead>
         <tbody>
@@ -241,7 +272,12 @@ export function renderSummary(runs: readonly PlacedRun[], k: number): Html {
                 </td>
                 <td class="num">${r.trial}</td>
                 <td>${endText(r.state, r.stopReason)}</td>
-                ${expectedCell(r, expected)} ${DIMENSIONS.map((d) => dimensionCell(r.grades[d]))}
+                ${[
+                  expectedCell(r, expected),
+                  ' ',
+                  totals !== null && usageCell(r),
+                  DIMENSIONS.map((d) => dimensionCell(r.grades[d])),
+                ]}
               </tr> `,
           )}
         </tbody>
