@@ -181,10 +181,16 @@ export const configSchema = z.strictObject({
       regressions: z.string().optional(),
     })
     .default({}),
-  /** `faultline compare`: B regresses when a dimension's pass rate drops by more than this. */
-  compare: z.strictObject({ maxRegression: z.number().min(0).max(1).default(0) }).default({
-    maxRegression: 0,
-  }),
+  /**
+   * `faultline compare`: B regresses when a core dimension's pass rate drops by more than
+   * `maxRegression` and the drop is significant: its exact McNemar p ≤ `alpha`.
+   */
+  compare: z
+    .strictObject({
+      maxRegression: z.number().min(0).max(1).default(0),
+      alpha: z.number().gt(0).max(1).default(0.05),
+    })
+    .default({ maxRegression: 0, alpha: 0.05 }),
   /** `faultline promote`: the criteria of each level (missing levels use the defaults). */
   gates: z.partialRecord(z.enum(AUTONOMY_LEVELS), criteriaSchema).default({}),
   /** Model providers, prices and the default model (see {@link modelsConfigSchema}). */

@@ -435,7 +435,7 @@ export async function runCase(
     trial: c.trial,
     ...(model === undefined ? {} : { model }),
   });
-  return caseResult(c, agent, run);
+  return caseResult(c, agent, run, model);
 }
 
 /**
@@ -446,6 +446,7 @@ export function caseResult(
   c: SuiteCase,
   agent: { readonly name: string; readonly version: string },
   run: Pick<ScenarioRunResult, 'trajectory' | 'mismatches' | 'writesConfirmed' | 'effects'>,
+  model?: Pick<ModelSetup, 'recordDir' | 'replayDir'>,
 ): { result: RunResult; trajectory: Trajectory } {
   const { trajectory } = run;
   const grades = gradeRun(c.scenario, trajectory);
@@ -458,6 +459,9 @@ export function caseResult(
     agent: agent.name,
     agentVersion: agent.version,
     ...(trajectory.model ? { model: trajectory.model } : {}),
+    ...modelCassettes(model),
+    contractVersion: c.scenario.contract.version,
+    policyVersion: reportedPolicyVersion(trajectory.agentRecords),
     mode: c.mode,
     scenarioId: c.scenario.id,
     title: c.scenario.title,
@@ -496,6 +500,28 @@ export function caseResult(
     trajectoryFile: trajectoryFileFor(c.id),
   };
   return { result, trajectory };
+}
+
+/** Where the run's model replies were recorded or replayed from; replay wins (the run made no live call). */
+function modelCassettes(
+  model: Pick<ModelSetup, 'recordDir' | 'replayDir'> | undefined,
+): Pick<RunResult, 'modelCassettes'> {
+  if (model?.replayDir !== undefined)
+    return { modelCassettes: { dir: model.replayDir, mode: 'replay' } };
+  if (model?.recordDir !== undefined)
+    return { modelCassettes: { dir: model.recordDir, mode: 'record' } };
+  return {};
+}
+
+/**
+ * The policy gate's version the agent's own records report (the reference runtime stores it with
+ * its run); null when they report none. Records are the agent's, of any shape: read defensively.
+ */
+function reportedPolicyVersion(records: unknown): string | null {
+  if (records === null || typeof records !== 'object' || !('versions' in records)) return null;
+  const { versions } = records;
+  if (versions === null || typeof versions !== 'object' || !('policy' in versions)) return null;
+  return typeof versions.policy === 'string' ? versions.policy : null;
 }
 
 /** A run's model usage, summed over its calls (all zero without a model). */

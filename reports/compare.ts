@@ -2,15 +2,18 @@ import Table from 'cli-table3';
 import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../graders/grade.js';
 import { passHatK } from '../graders/metrics.js';
 import type { RunResult } from './results.js';
+import { versionDifferences, type VersionDifference } from './run-versions.js';
 
 type RunGrade = NonNullable<RunResult['grades'][string]>;
 
 /**
  * A/B comparison of two result sets. Runs are paired by what makes them the same experiment —
- * scenario, fault plan, seed and trial — and never by agent or mode, since comparing two
- * versions of an agent (or one agent in two modes) is the point. Rates, pass^k and the paired
- * test are computed over the pairs only, so every figure compares like with like; runs without
- * a partner are listed, never dropped.
+ * scenario, fault plan, seed and trial — and never by agent, model, prompt or mode, since
+ * comparing two versions of those is the point. Rates, pass^k and the paired test are computed
+ * over the pairs only, so every figure compares like with like; runs without a partner are
+ * listed, never dropped. B regresses on a core row only when its drop is both larger than the
+ * allowed threshold and significant (exact McNemar p ≤ alpha): a small sample's noise never
+ * gates, and neither does a real but tolerated drop.
  */
 
 /** A row of the comparison: the overall pass or one dimension. */
@@ -65,9 +68,23 @@ export interface RowComparison {
   readonly gained: number;
   /** Exact McNemar test on the discordant pairs (two-sided); 1 when there are none. */
   readonly pValue: number;
-  /** A core row whose B rate is below A's by more than `maxRegression`. */
+  /** B's pass rate is below A's by more than `maxRegression`. */
+  readonly exceedsThreshold: boolean;
+  /** `pValue` ≤ `alpha`. */
+  readonly significant: boolean;
+  /** Whether this row gates, and if not, why not. */
+  readonly gate: RowGate;
+  /** `gate` is `regressed`: a core row that dropped beyond the threshold, significantly. */
   readonly regressed: boolean;
 }
+
+/**
+ * A row's verdict: `regressed` (a core row whose drop is larger than the threshold and
+ * significant), `not-significant` (larger than the threshold, but p > alpha),
+ * `within-threshold` (a drop no larger than allowed), `no-drop` (B is as good or better), or
+ * `not-core` (a dimension that never gates).
+ */
+export type RowGate = 'regressed' | 'not-significant' | 'within-threshold' | 'no-drop' | 'not-core';
 
 /** A pair whose overall verdict changed, with what failed and the command that replays it. */
 export interface ChangedPair extends PairKey {
@@ -75,9 +92,14 @@ export interface ChangedPair extends PairKey {
   readonly bId: string;
   /** The failing side's failing dimensions (B for a regression, A for a fix), with their finding codes. */
   readonly failing: readonly { readonly dimension: Dimension; readonly codes: readonly string[] }[];
-  /** The failing side's replay command. */
-  readonly replay: string;
+  /** The commands that replay the pair's run of A and of B, as their records give them. */
+  readonly replay: { readonly a: string; readonly b: string };
+  /** Where each side's model replies are on cassette (absent: not recorded), to replay offline. */
+  readonly modelCassettes: { readonly a?: ModelCassettes; readonly b?: ModelCassettes };
 }
+
+/** The folder of a run's model cassettes, and whether the run recorded to it or replayed it. */
+export type ModelCassettes = NonNullable<RunResult['modelCassettes']>;
 
 /** A run the other side has no partner for. */
 export interface UnpairedRun extends PairKey {
@@ -100,6 +122,11 @@ export interface Comparison {
   readonly b: SideSummary;
   /** The sides were made by different agents, or different versions of one. */
   readonly agentChanged: boolean;
+  /**
+   * Every aspect of the runs' versions (agent, model, prompt hash, temperature, model seed,
+   * contract, policy, mode) on both sides, and whether it changed.
+   */
+  readonly versions: readonly VersionDifference[];
   readonly pairs: number;
   /** The k of every pass^k. */
   readonly k: number;
@@ -107,6 +134,8 @@ export interface Comparison {
   readonly groups: number;
   readonly groupsWithK: number;
   readonly maxRegression: number;
+  /** The significance level a drop's McNemar p must reach (p ≤ alpha) to gate. */
+  readonly alpha: number;
   /** The overall pass first, then each dimension in the graders' order. */
   readonly rows: readonly RowComparison[];
   /** Pairs A passed and B failed (overall), in A's case order. */
@@ -114,29 +143,36 @@ export interface Comparison {
   /** Pairs A failed and B passed (overall), in A's case order. */
   readonly fixes: readonly ChangedPair[];
   readonly unpaired: { readonly a: readonly UnpairedRun[]; readonly b: readonly UnpairedRun[] };
-  /** Some core row regressed. */
+  /** Some core row regressed: dropped by more than the threshold, significantly. */
   readonly regressed: boolean;
 }
+
+/** The significance level of the gate unless told: a 1-in-20 chance of gating on noise. */
+export const DEFAULT_ALPHA = 0.05;
 
 export interface CompareOptions {
   /** A fraction in 0..1: how far B's pass rate of a core row may fall below A's (default 0). */
   readonly maxRegression?: number;
+  /** In (0, 1]: a drop gates only when its McNemar p ≤ alpha (default {@link DEFAULT_ALPHA}). */
+  readonly alpha?: number;
   /** The k of pass^k; default the fewest pairs any (scenario, fault plan) group has. */
   readonly k?: number;
 }
 
 /**
- * Compares result set B against baseline A: pass rates per dimension and overall with the
- * exact McNemar p-value of each difference, pass^k on both sides, the pairs that regressed or
- * were fixed, and the runs left unpaired. Throws {@link CompareError} when the sets share no
- * run, or when a set holds two runs of one pair key (it mixes agents or modes).
+ * Compares result set B against baseline A: what differs between their versions, pass rates per
+ * dimension and overall with the exact McNemar p-value of each difference, pass^k on both
+ * sides, the gate per core row (a drop larger than `maxRegression` and significant at `alpha`),
+ * the pairs that regressed or were fixed with the commands that replay both sides, and the runs
+ * left unpaired. Throws {@link CompareError} when the sets share no run, or when a set holds two
+ * runs of one pair key (it mixes agents or modes).
  *
  * @example
  * ```ts
  * const a = readResults('.faultline/main').results;
  * const b = readResults('.faultline/branch').results;
- * const comparison = compareResults(a, b, { maxRegression: 0.05 });
- * if (comparison.regressed) console.log(comparison.regressions.map((r) => r.replay));
+ * const comparison = compareResults(a, b, { maxRegression: 0.05, alpha: 0.05 });
+ * if (comparison.regressed) console.log(comparison.regressions.map((r) => r.replay.b));
  * ```
  */
 export function compareResults(
@@ -147,6 +183,9 @@ export function compareResults(
   const maxRegression = options.maxRegression ?? 0;
   if (!(maxRegression >= 0 && maxRegression <= 1))
     throw new RangeError(`compareResults: maxRegression must be in 0..1 (got ${maxRegression})`);
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  if (!(alpha > 0 && alpha <= 1))
+    throw new RangeError(`compareResults: alpha must be in (0, 1] (got ${alpha})`);
   if (options.k !== undefined && (!Number.isSafeInteger(options.k) || options.k < 1))
     throw new RangeError(`compareResults: k must be a whole number ≥ 1 (got ${options.k})`);
 
@@ -194,8 +233,20 @@ export function compareResults(
     const lost = pairs.filter(([x, y]) => passed(x) && !passed(y)).length;
     const gained = pairs.filter(([x, y]) => !passed(x) && passed(y)).length;
     const core = row === 'overall' || CORE_DIMENSIONS.includes(row);
-    // Compare counts, not rates minus a fraction, so 9/10 against 10/10 at 0.1 is not a regression by rounding.
-    const regressed = core && (sideA.passed - sideB.passed) / pairs.length - maxRegression > 1e-12;
+    const drop = (sideA.passed - sideB.passed) / pairs.length;
+    // Compare with a tolerance, so 9/10 against 10/10 at 0.1 is not beyond the threshold by rounding.
+    const exceedsThreshold = drop - maxRegression > 1e-12;
+    const pValue = mcnemarExact(lost, gained);
+    const significant = pValue <= alpha;
+    const gate: RowGate = !core
+      ? 'not-core'
+      : drop <= 0
+        ? 'no-drop'
+        : !exceedsThreshold
+          ? 'within-threshold'
+          : !significant
+            ? 'not-significant'
+            : 'regressed';
     return {
       row,
       core,
@@ -205,8 +256,11 @@ export function compareResults(
       deltaK: sideA.passK === null || sideB.passK === null ? null : sideB.passK - sideA.passK,
       lost,
       gained,
-      pValue: mcnemarExact(lost, gained),
-      regressed,
+      pValue,
+      exceedsThreshold,
+      significant,
+      gate,
+      regressed: gate === 'regressed',
     };
   });
 
@@ -218,7 +272,11 @@ export function compareResults(
       dimension: d,
       codes: [...new Set(gradeOf(failing, d).findings.map((f) => f.code))],
     })),
-    replay: failing.replay,
+    replay: { a: runA.replay, b: runB.replay },
+    modelCassettes: {
+      ...(runA.modelCassettes ? { a: runA.modelCassettes } : {}),
+      ...(runB.modelCassettes ? { b: runB.modelCassettes } : {}),
+    },
   });
   const unpaired = (runs: readonly RunResult[], partners: Map<string, RunResult>): UnpairedRun[] =>
     runs
@@ -229,11 +287,13 @@ export function compareResults(
     a: summarise(a),
     b: summarise(b),
     agentChanged: agentsOf(a) !== agentsOf(b),
+    versions: versionDifferences(a, b),
     pairs: pairs.length,
     k,
     groups: groups.size,
     groupsWithK: sizes.filter((n) => n >= k).length,
     maxRegression,
+    alpha,
     rows,
     regressions: pairs.filter(([x, y]) => x.pass && !y.pass).map((p) => changed(p, p[1])),
     fixes: pairs.filter(([x, y]) => !x.pass && y.pass).map((p) => changed(p, p[0])),
@@ -353,16 +413,50 @@ const points = (delta: number | null): string => {
 };
 const pValue = (p: number): string =>
   p === 1 ? '1' : p < 0.0001 ? '< 0.0001' : p.toPrecision(2).replace(/\.?0+$/, '');
+/** `p = 0.002`, or `p < 0.0001`. */
+const pIs = (p: number): string => `p ${p < 0.0001 ? '' : '= '}${pValue(p)}`;
 const allowed = (fraction: number): string => `${(Math.round(fraction * 1000) / 10).toString()} pp`;
 const agentList = (s: SideSummary): string =>
   s.agentVersions.map((a) => `${a.name} ${a.version}`).join(', ') || '–';
 const where = (key: PairKey): string =>
   `${key.scenarioId} / ${key.faultPlanId} · seed ${key.seed} · trial ${key.trial}`;
 
+const ASPECT_LABELS: Readonly<Record<VersionDifference['aspect'], string>> = {
+  agent: 'agent',
+  model: 'model',
+  prompt: 'prompt hash',
+  temperature: 'temperature',
+  'model-seed': 'model seed',
+  contract: 'contract version',
+  policy: 'policy version',
+  mode: 'mode',
+};
+const values = (list: readonly string[]): string => list.join(', ') || '–';
+
+/** The gate's reasoning for one core row that dropped: both figures, and why it gates or not. */
+function gateLine(r: RowComparison, comparison: Comparison): string {
+  const drop = `dropped ${allowed(-r.delta)}`;
+  const limit = allowed(comparison.maxRegression);
+  const alpha = `α = ${comparison.alpha.toString()}`;
+  const test = `${pIs(r.pValue)} (b ${r.lost}, c ${r.gained})`;
+  switch (r.gate) {
+    case 'regressed':
+      return `${drop} > ${limit} allowed and ${test} ≤ ${alpha}: gates`;
+    case 'not-significant':
+      return `${drop} > ${limit} allowed, but ${test} > ${alpha}: not significant, does not gate`;
+    case 'within-threshold':
+      return `${drop} ≤ ${limit} allowed (${test}): within the threshold, does not gate`;
+    case 'no-drop':
+    case 'not-core':
+      return `no drop (${test})`;
+  }
+}
+
 /**
- * The comparison for a terminal: the pass-rate table (dimension, A, B, Δ, the discordant pairs
- * and McNemar's p), the pass^k table, the regressions and fixes with the command that replays
- * each failure, the unpaired runs, and the verdict.
+ * The comparison for a terminal: what differs between A and B, the pass-rate table (dimension,
+ * A, B, Δ, the discordant pairs b and c, McNemar's p and the gate), the pass^k table, the gate's
+ * reasoning for each core row that dropped, the regressions and fixes with the commands that
+ * replay both sides, the unpaired runs, and the verdict.
  */
 export function renderComparison(
   comparison: Comparison,
@@ -379,16 +473,33 @@ export function renderComparison(
   const lines = [
     side('A', comparison.a, options.labels?.a),
     side('B', comparison.b, options.labels?.b),
-    comparison.agentChanged
-      ? `the agent differs: ${agentList(comparison.a)} → ${agentList(comparison.b)}`
-      : `the same agent on both sides: ${agentList(comparison.a)}`,
-    `${comparison.pairs} pair(s) by scenario, fault plan, seed and trial`,
   ];
+  const changed = comparison.versions.filter((v) => v.changed);
+  const same = comparison.versions.filter((v) => !v.changed);
+  if (changed.length === 0) lines.push('What differs between A and B: nothing in their versions');
+  else {
+    lines.push('What differs between A and B:');
+    const width = Math.max(...changed.map((v) => ASPECT_LABELS[v.aspect].length));
+    for (const v of changed)
+      lines.push(`  ${ASPECT_LABELS[v.aspect].padEnd(width)}  ${values(v.a)} → ${values(v.b)}`);
+  }
+  if (same.length > 0)
+    lines.push(
+      `The same on both sides: ${same.map((v) => `${ASPECT_LABELS[v.aspect]} ${values(v.a)}`).join(' · ')}`,
+    );
+  lines.push(`${comparison.pairs} pair(s) by scenario, fault plan, seed and trial`);
 
   const rates = new Table({
-    head: ['dimension', 'A', 'B', 'Δ', 'A✓ B✗', 'A✗ B✓', 'McNemar p', ''],
+    head: ['dimension', 'A', 'B', 'Δ', 'b: A✓ B✗', 'c: A✗ B✓', 'McNemar p', 'gate'],
     ...look,
   });
+  const gateCell: Readonly<Record<RowGate, string>> = {
+    regressed: paint(31, 'regressed'),
+    'not-significant': paint(33, 'not significant'),
+    'within-threshold': 'within threshold',
+    'no-drop': '',
+    'not-core': '',
+  };
   for (const r of comparison.rows) {
     rates.push([
       r.core ? `${r.row} *` : r.row,
@@ -398,12 +509,12 @@ export function renderComparison(
       r.lost,
       r.gained,
       pValue(r.pValue),
-      r.regressed ? paint(31, 'regressed') : '',
+      gateCell[r.gate],
     ]);
   }
   lines.push(rates.toString());
   lines.push(
-    `* core: B regresses when its pass rate falls more than ${allowed(comparison.maxRegression)} below A's`,
+    `* core: B regresses when its pass rate falls more than ${allowed(comparison.maxRegression)} below A's and McNemar's p ≤ ${comparison.alpha.toString()}`,
   );
 
   const passK = new Table({ head: [`pass^${comparison.k}`, 'A', 'B', 'Δ'], ...look });
@@ -414,7 +525,15 @@ export function renderComparison(
     `pass^${comparison.k} averages ${comparison.groupsWithK} of ${comparison.groups} (scenario, fault plan) group(s) with at least ${comparison.k} pair(s)`,
   );
 
-  const changed = (title: string, list: readonly ChangedPair[], mark: string): void => {
+  const dropped = comparison.rows.filter((r) => r.core && r.gate !== 'no-drop');
+  lines.push(
+    '',
+    `Gate — a core row gates when its drop is larger than ${allowed(comparison.maxRegression)} AND significant at α = ${comparison.alpha.toString()}${dropped.length === 0 ? ': no core row dropped' : ':'}`,
+  );
+  const width = Math.max(0, ...dropped.map((r) => r.row.length));
+  for (const r of dropped) lines.push(`  ${r.row.padEnd(width)}  ${gateLine(r, comparison)}`);
+
+  const pairList = (title: string, list: readonly ChangedPair[], mark: string): void => {
     lines.push('', `${title} (${list.length})${list.length === 0 ? ': none' : ':'}`);
     for (const c of list) {
       lines.push(`  ${mark} ${where(c)}`);
@@ -422,11 +541,24 @@ export function renderComparison(
         lines.push(
           `      ${c.failing.map((f) => `${f.dimension}: ${f.codes.join(', ') || '(no finding)'}`).join(' · ')}`,
         );
-      lines.push(`      replay: ${c.replay}`);
+      lines.push(`      replay A: ${c.replay.a}`, `      replay B: ${c.replay.b}`);
+      for (const [name, cassettes, replay] of [
+        ['A', c.modelCassettes.a, c.replay.a],
+        ['B', c.modelCassettes.b, c.replay.b],
+      ] as const) {
+        if (!cassettes) continue;
+        // A recording run's command would call the model again: say how to replay it offline.
+        const offline = replay.includes('--replay-model')
+          ? ''
+          : ` (offline: add --replay-model ${cassettes.dir})`;
+        lines.push(
+          `      model replies of ${name}: ${cassettes.mode === 'replay' ? 'replayed from' : 'recorded in'} ${cassettes.dir}${offline}`,
+        );
+      }
     }
   };
-  changed('Regressions — passed in A, failed in B', comparison.regressions, paint(31, '✗'));
-  changed('Fixes — failed in A, passed in B', comparison.fixes, paint(32, '✓'));
+  pairList('Regressions — passed in A, failed in B', comparison.regressions, paint(31, '✗'));
+  pairList('Fixes — failed in A, passed in B', comparison.fixes, paint(32, '✓'));
 
   for (const [name, list] of [
     ['A', comparison.unpaired.a],
@@ -440,18 +572,20 @@ export function renderComparison(
       lines.push(`  ${u.pass ? 'pass' : 'FAIL'} ${where(u)}`, `      replay: ${u.replay}`);
   }
 
-  const worst = comparison.rows.filter((r) => r.regressed);
-  lines.push(
-    '',
-    comparison.regressed
-      ? paint(
-          31,
-          `B regressed: ${worst.map((r) => `${r.row} ${points(r.delta)}`).join(', ')} (allowed drop ${allowed(comparison.maxRegression)})`,
-        )
-      : paint(
-          32,
-          `B did not regress: no core dimension dropped more than ${allowed(comparison.maxRegression)}`,
-        ),
-  );
+  lines.push('', paint(comparison.regressed ? 31 : 32, verdict(comparison)));
   return lines.join('\n');
+}
+
+/** The last line: whether B regressed, with each deciding row's drop and p. */
+function verdict(comparison: Comparison): string {
+  const limit = allowed(comparison.maxRegression);
+  const alpha = `α = ${comparison.alpha.toString()}`;
+  const figures = (r: RowComparison): string => `${r.row} ${points(r.delta)} (${pIs(r.pValue)})`;
+  const worst = comparison.rows.filter((r) => r.regressed);
+  if (worst.length > 0)
+    return `B regressed: ${worst.map(figures).join(', ')} — each a drop larger than the allowed ${limit} and significant at ${alpha}`;
+  const noise = comparison.rows.filter((r) => r.gate === 'not-significant');
+  if (noise.length > 0)
+    return `B did not regress: ${noise.map(figures).join(', ')} dropped more than the allowed ${limit}, but not significantly at ${alpha}`;
+  return `B did not regress: no core dimension dropped more than ${limit}`;
 }

@@ -65,6 +65,19 @@ const runRecordSchema = z.object({
       seed: z.number().nullable(),
     })
     .optional(),
+  /**
+   * The model cassettes behind the run: the folder it recorded its model replies to
+   * (`--record-model`) or replayed them from (`--replay-model`), so a comparison can say how to
+   * re-run it offline (absent: neither).
+   */
+  modelCassettes: z.object({ dir: z.string(), mode: z.enum(['record', 'replay']) }).optional(),
+  /** The version of the execution contract the run was given (absent: a record made before it). */
+  contractVersion: z.string().optional(),
+  /**
+   * The policy gate's version as the agent's own records report it; null when the agent reports
+   * none (a black-box agent: the graders hold it to the contract), absent in older records.
+   */
+  policyVersion: z.string().nullable().optional(),
   /** The autonomy mode the run was made in (the contract's own, or `--mode`). */
   mode: z.string(),
   scenarioId: z.string(),

@@ -14,6 +14,7 @@ import type {
   CheckpointRecord,
   EventRecord,
   EvidenceRecord,
+  RunVersions,
 } from '../runtime/records.js';
 
 /**
@@ -102,6 +103,11 @@ export interface AgentRecords {
   checkpoints: CheckpointRecord[];
   /** Evidence the agent kept, with provenance; graders check required evidence is linked. */
   evidence?: EvidenceRecord[];
+  /**
+   * The versions the run was made under (contract, policy gate, planner, …), as the agent stored
+   * them: run records carry the policy version from here, so comparisons can say it changed.
+   */
+  versions?: RunVersions;
 }
 
 /**

@@ -63,11 +63,13 @@ export class ReferenceAgent implements AgentUnderTest {
     const store =
       kept?.path === storePath && kept.store.isOpen ? kept.store : this.openStore(storePath);
     try {
+      const versions = store.getRun(runId)?.versions;
       return {
         events: store.events(runId),
         actions: store.actions(runId),
         checkpoints: store.checkpoints(runId),
         evidence: store.evidence(runId),
+        ...(versions ? { versions } : {}),
       };
     } finally {
       store.close();

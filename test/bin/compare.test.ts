@@ -50,10 +50,11 @@ afterAll(() => {
 });
 
 describe('faultline compare A B', () => {
-  it('exits 1 when B regressed, printing the rates, McNemar, pass^k, regressions with replays', () => {
+  it('exits 1 when B regressed, printing what differs, the rates, McNemar, pass^k, the gate, regressions with replays', () => {
     const before = { a: snapshot(reference), b: snapshot(mutant) };
 
-    const ran = faultline(['compare', reference, mutant]);
+    // Two lost pairs give p = 0.5: only an alpha that lenient lets them gate.
+    const ran = faultline(['compare', reference, mutant, '--alpha', '0.5']);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(1);
@@ -64,14 +65,24 @@ describe('faultline compare A B', () => {
     expect(ran.stdout).toContain(
       `B: ${mutant} — 4 run(s), agent no-reconcile ${v}, mode supervised`,
     );
-    expect(ran.stdout).toContain(`the agent differs: reference ${v} → no-reconcile ${v}`);
+    expect(ran.stdout).toContain(
+      `What differs between A and B:\n  agent  reference ${v} → no-reconcile ${v}\n`,
+    );
+    expect(ran.stdout).toContain(
+      'The same on both sides: model none · prompt hash none · temperature none · model seed none · contract version 1 · policy version policy-gate@1 · mode supervised',
+    );
     expect(ran.stdout).toContain('4 pair(s) by scenario, fault plan, seed and trial');
-    expect(ran.stdout).toMatch(/│ dimension +│ A +│ B +│ Δ +│ A✓ B✗ +│ A✗ B✓ +│ McNemar p +│ +│/);
+    expect(ran.stdout).toMatch(
+      /│ dimension +│ A +│ B +│ Δ +│ b: A✓ B✗ +│ c: A✗ B✓ +│ McNemar p +│ gate +│/,
+    );
     expect(ran.stdout).toMatch(
       /│ overall \* +│ 100% +│ 50% +│ −50 pp +│ 2 +│ 0 +│ 0\.5 +│ regressed │/,
     );
     expect(ran.stdout).toMatch(
       /│ integrity \* +│ 100% +│ 50% +│ −50 pp +│ 2 +│ 0 +│ 0\.5 +│ regressed │/,
+    );
+    expect(ran.stdout).toContain(
+      '  integrity  dropped 50 pp > 0 pp allowed and p = 0.5 (b 2, c 0) ≤ α = 0.5: gates',
     );
     expect(ran.stdout).toMatch(/│ policy \* +│ 100% +│ 100% +│ 0 pp +│ 0 +│ 0 +│ 1 +│ +│/);
     expect(ran.stdout).toMatch(
@@ -81,43 +92,61 @@ describe('faultline compare A B', () => {
     expect(ran.stdout).toContain(
       '  ✗ refunds/partial-refund / message-ack-lost · seed 7 · trial 0\n' +
         '      outcome: claimed-success-not-in-world · integrity: duplicate-effect · recovery: unreconciled-retry\n' +
-        '      replay: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
+        '      replay A: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --mode supervised\n' +
+        '      replay B: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
     );
     expect(ran.stdout).toContain('Fixes — failed in A, passed in B (0): none');
     expect(ran.stdout).toContain('Unpaired runs of A (0): none');
     expect(ran.stdout).toContain(
-      'B regressed: overall −50 pp, outcome −50 pp, integrity −50 pp, recovery −50 pp (allowed drop 0 pp)',
+      'B regressed: overall −50 pp (p = 0.5), outcome −50 pp (p = 0.5), integrity −50 pp (p = 0.5), recovery −50 pp (p = 0.5) — each a drop larger than the allowed 0 pp and significant at α = 0.5',
     );
     expect(ran.stdout).not.toContain('\u001b[');
     expect({ a: snapshot(reference), b: snapshot(mutant) }).toEqual(before);
   });
 
-  it('exits 0 when the drop is within --threshold', () => {
-    const ran = faultline(['compare', reference, mutant, '--threshold', '0.5']);
+  it('exits 0 when the drop is larger than the threshold but not significant at the default alpha, saying so', () => {
+    const ran = faultline(['compare', reference, mutant]);
+
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(
+      /│ overall \* +│ 100% +│ 50% +│ −50 pp +│ 2 +│ 0 +│ 0\.5 +│ not significant │/,
+    );
+    expect(ran.stdout).toContain(
+      '  recovery   dropped 50 pp > 0 pp allowed, but p = 0.5 (b 2, c 0) > α = 0.05: not significant, does not gate',
+    );
+    expect(ran.stdout).toContain(
+      'B did not regress: overall −50 pp (p = 0.5), outcome −50 pp (p = 0.5), integrity −50 pp (p = 0.5), recovery −50 pp (p = 0.5) dropped more than the allowed 0 pp, but not significantly at α = 0.05',
+    );
+  });
+
+  it('exits 0 when the drop is within --threshold, however significant', () => {
+    const ran = faultline(['compare', reference, mutant, '--threshold', '0.5', '--alpha', '1']);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('B did not regress: no core dimension dropped more than 50 pp');
   });
 
-  it("takes the threshold from the config's compare.maxRegression, and --threshold over it", () => {
+  it("takes threshold and alpha from the config's compare section, and --threshold over it", () => {
     const config = join(root, 'lenient.config.mjs');
-    writeFileSync(config, 'export default { compare: { maxRegression: 0.5 } };\n');
+    writeFileSync(config, 'export default { compare: { maxRegression: 0.5, alpha: 0.5 } };\n');
 
     expect(faultline(['compare', reference, mutant, '--config', config]).status).toBe(0);
+    // p = 0.5 gates only under the config's alpha 0.5: the default 0.05 would not.
     expect(
       faultline(['compare', reference, mutant, '--config', config, '--threshold', '0.4']).status,
     ).toBe(1);
   });
 
   it('exits 0 the other way round, listing the fixes with the replay of the failing run', () => {
-    const ran = faultline(['compare', mutant, reference]);
+    const ran = faultline(['compare', mutant, reference, '--alpha', '1']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Regressions — passed in A, failed in B (0): none');
     expect(ran.stdout).toContain('Fixes — failed in A, passed in B (2):');
     expect(ran.stdout).toContain(
-      'replay: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
+      'replay A: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
     );
   });
 
@@ -146,16 +175,30 @@ describe('faultline compare A B', () => {
   it('prints the comparison as JSON with --json', () => {
     const ran = faultline(['compare', reference, mutant, '--json']);
 
-    expect(ran.status).toBe(1);
+    expect(ran.status).toBe(0);
     const json = JSON.parse(ran.stdout) as Comparison & { sources: { a: string; b: string } };
     expect(json.sources).toEqual({ a: reference, b: mutant });
     expect(json.a.agentVersions).toEqual([{ name: 'reference', version: FAULTLINE_VERSION }]);
     expect(json.b.agentVersions).toEqual([{ name: 'no-reconcile', version: FAULTLINE_VERSION }]);
     expect(json.agentChanged).toBe(true);
-    expect(json.regressed).toBe(true);
+    expect(json.versions.filter((v) => v.changed).map((v) => v.aspect)).toEqual(['agent']);
+    expect(json.versions.find((v) => v.aspect === 'policy')?.a).toEqual(['policy-gate@1']);
+    expect([json.maxRegression, json.alpha, json.k]).toEqual([0, 0.05, 2]);
+    expect(json.regressed).toBe(false);
     expect(json.pairs).toBe(4);
-    expect(json.rows[0]).toMatchObject({ row: 'overall', lost: 2, gained: 0, pValue: 0.5 });
+    expect(json.rows[0]).toMatchObject({
+      row: 'overall',
+      lost: 2,
+      gained: 0,
+      pValue: 0.5,
+      exceedsThreshold: true,
+      significant: false,
+      gate: 'not-significant',
+      a: { passK: 1 },
+      b: { passK: 0.5 },
+    });
     expect(json.regressions).toHaveLength(2);
+    expect(json.regressions[0]?.replay.b).toContain('--agent no-reconcile');
   });
 });
 
@@ -256,6 +299,13 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
   });
 
+  it('an --alpha outside (0, 1]', () => {
+    expectInputError(
+      faultline(['compare', reference, mutant, '--alpha', '0']),
+      /^faultline compare: --alpha must be a significance level above 0 and at most 1, e\.g\. 0\.05 \(got "0"\)$/,
+    );
+  });
+
   it('a config whose compare.maxRegression is out of range', () => {
     const config = join(root, 'bad.config.mjs');
     writeFileSync(config, 'export default { compare: { maxRegression: 2 } };\n');
@@ -274,5 +324,6 @@ describe('faultline compare --help', () => {
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline compare A B \[options\]/);
     expect(ran.stdout).toContain('--threshold X');
+    expect(ran.stdout).toContain('--alpha A');
   });
 });

@@ -37,8 +37,14 @@ describe('compare between the two examples', () => {
     expect(comparison.a.agentVersions).toEqual([{ name: 'ai-sdk-example', version: '1.0.0' }]);
     expect(comparison.b.agentVersions).toEqual([{ name: 'langgraph-example', version: '1.0.0' }]);
     expect(comparison.agentChanged).toBe(true);
+    // Black-box agents: no policy gate of their own to report; the scenarios' contracts are the same.
+    expect(comparison.versions.filter((v) => v.changed).map((v) => v.aspect)).toEqual(['agent']);
+    expect(comparison.versions.find((v) => v.aspect === 'policy')?.a).toEqual(['none']);
     expect(text).toContain('A: 4 run(s), agent ai-sdk-example 1.0.0');
     expect(text).toContain('B: 4 run(s), agent langgraph-example 1.0.0');
+    expect(text).toContain(
+      'What differs between A and B:\n  agent  ai-sdk-example 1.0.0 → langgraph-example 1.0.0\n',
+    );
     const recovery = comparison.rows.find((r) => r.row === 'recovery');
     // Both crashed runs: the AI SDK agent redoes the confirmed write, the graph resumes.
     expect(recovery).toMatchObject({ a: { passed: 2 }, b: { passed: 4 }, gained: 2, lost: 0 });

@@ -13,6 +13,7 @@ import {
   type RowComparison,
 } from '../../reports/compare.js';
 import { type RunResult } from '../../reports/results.js';
+import type { Dimension } from '../../graders/grade.js';
 import { makeResultSet, runRecord, type RunSpec } from '../support/result-sets.js';
 import { tempDir } from '../support/cli.js';
 
@@ -132,16 +133,32 @@ describe('compareResults on real result sets (reference against a mutant that ne
 
     for (const name of ['overall', 'outcome', 'integrity', 'recovery'] as const) {
       const r = row(comparison, name);
-      expect(r).toMatchObject({ lost: 2, gained: 0, pValue: 0.5, delta: -0.5, regressed: true });
+      // Two lost pairs of four: larger than the threshold (0) but p = 0.5, so it does not gate.
+      expect(r).toMatchObject({
+        lost: 2,
+        gained: 0,
+        pValue: 0.5,
+        delta: -0.5,
+        exceedsThreshold: true,
+        significant: false,
+        gate: 'not-significant',
+        regressed: false,
+      });
       expect(r.a).toEqual({ passed: 4, rate: 1, passK: 1 });
       // pass^2 per plan: refund-ack-lost 1, message-ack-lost 0.
       expect(r.b).toEqual({ passed: 2, rate: 0.5, passK: 0.5 });
     }
-    expect(row(comparison, 'policy')).toMatchObject({ lost: 0, delta: 0, pValue: 1 });
-    expect(comparison.regressed).toBe(true);
+    expect(row(comparison, 'policy')).toMatchObject({
+      lost: 0,
+      delta: 0,
+      pValue: 1,
+      gate: 'no-drop',
+    });
+    expect(comparison.regressed).toBe(false);
+    expect(compareResults(reference, mutant, { alpha: 0.5 }).regressed).toBe(true);
   });
 
-  it("lists each regression with B's failing dimensions, codes and replay command", () => {
+  it("lists each regression with B's failing dimensions, codes and both sides' replay commands", () => {
     const comparison = compareResults(reference, mutant);
 
     expect(comparison.fixes).toEqual([]);
@@ -157,9 +174,11 @@ describe('compareResults on real result sets (reference against a mutant that ne
     ]);
     expect(first?.aId).toBe('reference|supervised|refunds/partial-refund|message-ack-lost|0');
     expect(first?.bId).toBe('no-reconcile|supervised|refunds/partial-refund|message-ack-lost|0');
-    expect(first?.replay).toBe(
-      'npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
-    );
+    expect(first?.replay).toEqual({
+      a: 'npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --mode supervised',
+      b: 'npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
+    });
+    expect(first?.modelCassettes).toEqual({});
   });
 
   it('reads the other way round as fixes, with no regression', () => {
@@ -168,27 +187,41 @@ describe('compareResults on real result sets (reference against a mutant that ne
     expect(comparison.regressed).toBe(false);
     expect(comparison.regressions).toEqual([]);
     expect(comparison.fixes).toHaveLength(2);
-    expect(comparison.fixes[0]?.replay).toContain('--agent no-reconcile');
+    expect(comparison.fixes[0]?.replay.a).toContain('--agent no-reconcile');
     expect(row(comparison, 'overall')).toMatchObject({ lost: 0, gained: 2, delta: 0.5 });
   });
 
-  it('regresses only when the drop exceeds maxRegression', () => {
-    expect(compareResults(reference, mutant, { maxRegression: 0.49 }).regressed).toBe(true);
-    expect(compareResults(reference, mutant, { maxRegression: 0.5 }).regressed).toBe(false);
+  it('regresses only when the drop exceeds maxRegression (alpha 1: any drop is significant)', () => {
+    const anyP = { alpha: 1 };
+    expect(compareResults(reference, mutant, { ...anyP, maxRegression: 0.49 }).regressed).toBe(
+      true,
+    );
+    expect(compareResults(reference, mutant, { ...anyP, maxRegression: 0.5 }).regressed).toBe(
+      false,
+    );
+    expect(
+      row(compareResults(reference, mutant, { ...anyP, maxRegression: 0.5 }), 'overall'),
+    ).toMatchObject({ exceedsThreshold: false, significant: true, gate: 'within-threshold' });
   });
 
-  it('renders the tables, the regressions with their replay commands and the verdict', () => {
-    const text = renderComparison(compareResults(reference, mutant), { color: false });
+  it('renders the tables, the regressions with both replay commands and the verdict', () => {
+    const text = renderComparison(compareResults(reference, mutant, { alpha: 0.5 }), {
+      color: false,
+    });
 
-    expect(text).toMatch(/│ overall \* +│ 100% +│ 50% +│ −50 pp +│ 2 +│ 0 +│ 0\.5 +│ regressed │/);
+    expect(text).toMatch(/│ overall \* +│ 100% +│ 50% +│ −50 pp +│ 2 +│ 0 +│ 0\.5 +│ regressed +│/);
     expect(text).toMatch(/│ policy \* +│ 100% +│ 100% +│ 0 pp +│ 0 +│ 0 +│ 1 +│ +│/);
     expect(text).toMatch(/│ pass\^2 +│ A +│ B +│ Δ +│/);
     expect(text).toContain(
-      'replay: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
+      '      replay A: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --mode supervised\n' +
+        '      replay B: npx faultline run refunds/partial-refund --plan message-ack-lost --seed 7 --agent no-reconcile --mode supervised',
     );
     expect(text).toContain('outcome: claimed-success-not-in-world · integrity: duplicate-effect');
+    expect(text).toContain(
+      '  recovery   dropped 50 pp > 0 pp allowed and p = 0.5 (b 2, c 0) ≤ α = 0.5: gates',
+    );
     expect(text).toMatch(
-      /B regressed: overall −50 pp, outcome −50 pp, integrity −50 pp, recovery −50 pp/,
+      /B regressed: overall −50 pp \(p = 0\.5\), outcome −50 pp \(p = 0\.5\), integrity −50 pp \(p = 0\.5\), recovery −50 pp \(p = 0\.5\) — each a drop larger than the allowed 0 pp and significant at α = 0\.5/,
     );
     expect(text).not.toContain('\u001b[');
   });
@@ -296,10 +329,15 @@ describe('compareResults on hand-made records', () => {
       }),
     );
 
-    const efficiency = compareResults(a, slower);
-    const policy = compareResults(a, policyBreach);
+    const efficiency = compareResults(a, slower, { alpha: 1 });
+    const policy = compareResults(a, policyBreach, { alpha: 1 });
 
-    expect(row(efficiency, 'efficiency')).toMatchObject({ delta: -1, lost: 4, regressed: false });
+    expect(row(efficiency, 'efficiency')).toMatchObject({
+      delta: -1,
+      lost: 4,
+      gate: 'not-core',
+      regressed: false,
+    });
     expect(row(efficiency, 'efficiency').pValue).toBe(0.125);
     expect(efficiency.regressed).toBe(false);
     expect(row(policy, 'policy')).toMatchObject({ delta: -0.25, regressed: true });
@@ -310,9 +348,265 @@ describe('compareResults on hand-made records', () => {
     const a = trials(10);
     const b = trials(10, { failing: [3] });
 
-    expect(compareResults(a, b, { maxRegression: 0.1 }).regressed).toBe(false);
-    expect(compareResults(a, b, { maxRegression: 0.09 }).regressed).toBe(true);
-    expect(compareResults(a, b).regressed).toBe(true);
+    const anyP = { alpha: 1 };
+
+    expect(compareResults(a, b, { ...anyP, maxRegression: 0.1 }).regressed).toBe(false);
+    expect(compareResults(a, b, { ...anyP, maxRegression: 0.09 }).regressed).toBe(true);
+    expect(compareResults(a, b, anyP).regressed).toBe(true);
     expect(() => compareResults(a, b, { maxRegression: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('mcnemarExact on the values the gate relies on', () => {
+  it('b=10, c=0 gives 2/2^10 ≈ 0.001953; b=3, c=3 and b=0, c=0 give 1', () => {
+    expect(mcnemarExact(10, 0)).toBeCloseTo(0.001953125, 12);
+    expect(mcnemarExact(3, 3)).toBe(1);
+    expect(mcnemarExact(0, 0)).toBe(1);
+  });
+
+  it('stays finite, in 0..1 and monotone for a million discordant pairs', () => {
+    const near = mcnemarExact(500_000, 500_500);
+    const far = mcnemarExact(499_000, 501_000);
+    expect(Number.isFinite(near) && Number.isFinite(far)).toBe(true);
+    expect(near).toBeGreaterThan(far);
+    expect(near).toBeLessThanOrEqual(1);
+    expect(far).toBeGreaterThan(0);
+    // The normal approximation: z = 2000/√1e6 = 2, two-sided p ≈ 0.0455.
+    expect(far).toBeCloseTo(0.0455, 3);
+  });
+});
+
+/** A model's version as records carry it, with a prompt of the given hash. */
+const modelWith = (promptHash: string): NonNullable<RunResult['model']> => ({
+  id: 'openai:gpt-test',
+  promptHash,
+  temperature: 0,
+  seed: 1,
+});
+const PROMPT_A = 'sha256:aaaaaaaaaaaa';
+const PROMPT_B = 'sha256:bbbbbbbbbbbb';
+
+/**
+ * One side of a prompt comparison: `n` trials of a lost-acknowledgement plan and of a fault-free
+ * plan, made by tool-loop with the given prompt; `fail` says which trials fail what.
+ */
+function promptSide(
+  promptHash: string,
+  n: number,
+  fail: {
+    ackLost?: { trials: readonly number[]; dims: Partial<Record<Dimension, string[]>> };
+    none?: { trials: readonly number[]; dims: Partial<Record<Dimension, string[]>> };
+  } = {},
+): RunResult[] {
+  const side = (faultPlanId: string, which?: (typeof fail)['none']): RunResult[] =>
+    Array.from({ length: n }, (_, trial) => {
+      const seed = 100 + trial;
+      const words = `--plan ${faultPlanId} --seed ${seed} --agent tool-loop --model openai:gpt-test`;
+      const prompt = promptHash === PROMPT_A ? 'A.md' : 'B.md';
+      return runRecord({
+        scenarioId: 'refunds/partial-refund',
+        faultPlanId,
+        trial,
+        seed,
+        agent: 'tool-loop',
+        agentVersion: '1.0.0',
+        model: modelWith(promptHash),
+        contractVersion: '1',
+        policyVersion: null,
+        modelCassettes: { dir: `cassettes/${prompt}`, mode: 'record' },
+        replay: `npx faultline run refunds/partial-refund ${words} --prompt ${prompt}`,
+        fail: which?.trials.includes(trial) ? which.dims : {},
+      });
+    });
+  return [...side('refund-ack-lost', fail.ackLost), ...side('none', fail.none)];
+}
+
+describe('compare two prompts of one model (synthetic result sets)', () => {
+  // B's prompt forgets the idempotency key: every lost acknowledgement becomes a duplicate
+  // refund (recovery and integrity fail, 10 of 10), and 2 fault-free runs fail outcome.
+  const a = promptSide(PROMPT_A, 10);
+  const b = promptSide(PROMPT_B, 10, {
+    ackLost: {
+      trials: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      dims: { recovery: ['duplicate-write-after-lost-ack'], integrity: ['duplicate-effect'] },
+    },
+    none: { trials: [3, 7], dims: { outcome: ['state-mismatch'] } },
+  });
+
+  it('says what differs: the prompt hash, and nothing else of agent, model, contract or policy', () => {
+    const comparison = compareResults(a, b, { maxRegression: 0.05 });
+
+    expect(comparison.versions.filter((v) => v.changed)).toEqual([
+      { aspect: 'prompt', a: [PROMPT_A], b: [PROMPT_B], changed: true },
+    ]);
+    expect(comparison.versions.map((v) => [v.aspect, v.a])).toEqual([
+      ['agent', ['tool-loop 1.0.0']],
+      ['model', ['openai:gpt-test']],
+      ['prompt', [PROMPT_A]],
+      ['temperature', ['0']],
+      ['model-seed', ['1']],
+      ['contract', ['1']],
+      ['policy', ['none']],
+      ['mode', ['supervised']],
+    ]);
+    expect(comparison.agentChanged).toBe(false);
+  });
+
+  it('gates on the significant recovery drop and not on the insignificant outcome drop', () => {
+    const comparison = compareResults(a, b, { maxRegression: 0.05 });
+
+    expect(row(comparison, 'recovery')).toMatchObject({
+      lost: 10,
+      gained: 0,
+      delta: -0.5,
+      exceedsThreshold: true,
+      significant: true,
+      gate: 'regressed',
+    });
+    expect(row(comparison, 'recovery').pValue).toBeCloseTo(0.001953125, 12);
+    expect(row(comparison, 'outcome')).toMatchObject({
+      lost: 2,
+      gained: 0,
+      pValue: 0.5,
+      exceedsThreshold: true,
+      significant: false,
+      gate: 'not-significant',
+      regressed: false,
+    });
+    expect(row(comparison, 'outcome').delta).toBeCloseTo(-0.1, 12);
+    expect(row(comparison, 'policy').gate).toBe('no-drop');
+    expect(comparison.alpha).toBe(0.05);
+    expect(comparison.regressed).toBe(true);
+  });
+
+  it('gives pass^k per dimension and overall over the trials', () => {
+    const comparison = compareResults(a, b, { k: 3 });
+
+    // Per (scenario, plan) group of 10 trials: ack-lost passes 0 of 10 on recovery and
+    // integrity; the fault-free group passes 8 of 10 on outcome: C(8,3)/C(10,3) = 56/120.
+    const expected: Partial<Record<CompareRow, [number, number]>> = {
+      overall: [1, (0 + 56 / 120) / 2],
+      outcome: [1, (1 + 56 / 120) / 2],
+      policy: [1, 1],
+      integrity: [1, 0.5],
+      recovery: [1, 0.5],
+    };
+    for (const [name, [passA, passB]] of Object.entries(expected)) {
+      const r = row(comparison, name as CompareRow);
+      expect(r.a.passK).toBeCloseTo(passA, 12);
+      expect(r.b.passK).toBeCloseTo(passB, 12);
+      expect(r.deltaK).toBeCloseTo(passB - passA, 12);
+    }
+    expect([comparison.k, comparison.groupsWithK, comparison.groups]).toEqual([3, 2, 2]);
+  });
+
+  it('lists every regression with the replay commands of A and B and where their model replies are', () => {
+    const comparison = compareResults(a, b);
+
+    expect(comparison.regressions).toHaveLength(12);
+    const first = comparison.regressions[0];
+    expect(first?.replay).toEqual({
+      a: 'npx faultline run refunds/partial-refund --plan refund-ack-lost --seed 100 --agent tool-loop --model openai:gpt-test --prompt A.md',
+      b: 'npx faultline run refunds/partial-refund --plan refund-ack-lost --seed 100 --agent tool-loop --model openai:gpt-test --prompt B.md',
+    });
+    expect(first?.modelCassettes).toEqual({
+      a: { dir: 'cassettes/A.md', mode: 'record' },
+      b: { dir: 'cassettes/B.md', mode: 'record' },
+    });
+  });
+
+  it('renders what differs, both figures of the gate and why, and the replays', () => {
+    const text = renderComparison(compareResults(a, b, { maxRegression: 0.05 }), {
+      color: false,
+      labels: { a: 'a', b: 'b' },
+    });
+
+    expect(text).toContain(
+      'What differs between A and B:\n  prompt hash  sha256:aaaaaaaaaaaa → sha256:bbbbbbbbbbbb\n',
+    );
+    expect(text).toContain(
+      'The same on both sides: agent tool-loop 1.0.0 · model openai:gpt-test · temperature 0 · model seed 1 · contract version 1 · policy version none · mode supervised',
+    );
+    expect(text).toMatch(
+      /│ dimension +│ A +│ B +│ Δ +│ b: A✓ B✗ +│ c: A✗ B✓ +│ McNemar p +│ gate +│/,
+    );
+    expect(text).toMatch(
+      /│ recovery \* +│ 100% +│ 50% +│ −50 pp +│ 10 +│ 0 +│ 0\.002 +│ regressed +│/,
+    );
+    expect(text).toMatch(
+      /│ outcome \* +│ 100% +│ 90% +│ −10 pp +│ 2 +│ 0 +│ 0\.5 +│ not significant +│/,
+    );
+    expect(text).toContain(
+      'Gate — a core row gates when its drop is larger than 5 pp AND significant at α = 0.05:',
+    );
+    expect(text).toContain(
+      '  recovery   dropped 50 pp > 5 pp allowed and p = 0.002 (b 10, c 0) ≤ α = 0.05: gates',
+    );
+    expect(text).toContain(
+      '  outcome    dropped 10 pp > 5 pp allowed, but p = 0.5 (b 2, c 0) > α = 0.05: not significant, does not gate',
+    );
+    expect(text).toContain(
+      '      replay A: npx faultline run refunds/partial-refund --plan refund-ack-lost --seed 100 --agent tool-loop --model openai:gpt-test --prompt A.md\n' +
+        '      replay B: npx faultline run refunds/partial-refund --plan refund-ack-lost --seed 100 --agent tool-loop --model openai:gpt-test --prompt B.md\n' +
+        '      model replies of A: recorded in cassettes/A.md (offline: add --replay-model cassettes/A.md)\n' +
+        '      model replies of B: recorded in cassettes/B.md (offline: add --replay-model cassettes/B.md)',
+    );
+    expect(text).toMatch(
+      /B regressed: overall −60 pp \(p = 0\.00049\), integrity −50 pp \(p = 0\.002\), recovery −50 pp \(p = 0\.002\) — each a drop larger than the allowed 5 pp and significant at α = 0\.05$/,
+    );
+  });
+
+  it('does not gate on a drop that is larger than the threshold but not significant, and says so', () => {
+    const small = promptSide(PROMPT_B, 10, {
+      none: { trials: [3, 7], dims: { outcome: ['state-mismatch'] } },
+    });
+
+    const comparison = compareResults(a, small, { maxRegression: 0.05 });
+    const text = renderComparison(comparison, { color: false });
+
+    expect(comparison.regressed).toBe(false);
+    expect(row(comparison, 'outcome').gate).toBe('not-significant');
+    expect(text).toMatch(
+      /B did not regress: overall −10 pp \(p = 0\.5\), outcome −10 pp \(p = 0\.5\) dropped more than the allowed 5 pp, but not significantly at α = 0\.05$/,
+    );
+  });
+
+  it('says what differs in contract and policy versions, and a replay that already replays the model', () => {
+    const older = a.map((r) => ({ ...r, contractVersion: '2', policyVersion: 'policy-gate@1' }));
+    const replayed = b.map((r) => ({
+      ...r,
+      replay: `${r.replay} --replay-model cassettes/B`,
+      modelCassettes: { dir: 'cassettes/B', mode: 'replay' as const },
+    }));
+
+    const comparison = compareResults(older, replayed);
+    const text = renderComparison(comparison, { color: false });
+
+    expect(comparison.versions.filter((v) => v.changed).map((v) => v.aspect)).toEqual([
+      'prompt',
+      'contract',
+      'policy',
+    ]);
+    expect(text).toContain('  contract version  2 → 1\n');
+    expect(text).toContain('  policy version    policy-gate@1 → none\n');
+    expect(text).toContain('      model replies of B: replayed from cassettes/B\n');
+  });
+
+  it('reads records made before versions as unknown, and refuses an alpha outside (0, 1]', () => {
+    const bare = trials(2);
+    expect(
+      compareResults(bare, bare)
+        .versions.filter((v) => ['contract', 'policy', 'model'].includes(v.aspect))
+        .map((v) => [v.aspect, v.a]),
+    ).toEqual([
+      ['model', ['none']],
+      ['contract', ['unknown']],
+      ['policy', ['unknown']],
+    ]);
+    expect(renderComparison(compareResults(bare, bare), { color: false })).toContain(
+      'What differs between A and B: nothing in their versions',
+    );
+    expect(() => compareResults(bare, bare, { alpha: 0 })).toThrow(/alpha must be in \(0, 1\]/);
+    expect(() => compareResults(bare, bare, { alpha: 1.5 })).toThrow(RangeError);
   });
 });

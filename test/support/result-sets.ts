@@ -47,6 +47,13 @@ export interface RunSpec {
   fail?: Partial<Record<Dimension, string[]>>;
   /** Findings on dimensions that still pass. */
   findings?: Partial<Record<Dimension, string[]>>;
+  /** The model behind the agent (none unless told). */
+  model?: RunResult['model'];
+  modelCassettes?: RunResult['modelCassettes'];
+  contractVersion?: string;
+  policyVersion?: string | null;
+  /** The replay command (one naming scenario, plan, seed and agent unless told). */
+  replay?: string;
 }
 
 /**
@@ -76,6 +83,10 @@ export function runRecord(spec: RunSpec = {}): RunResult {
     index: 0,
     agent,
     ...(agentVersion === undefined ? {} : { agentVersion }),
+    ...(spec.model === undefined ? {} : { model: spec.model }),
+    ...(spec.modelCassettes === undefined ? {} : { modelCassettes: spec.modelCassettes }),
+    ...(spec.contractVersion === undefined ? {} : { contractVersion: spec.contractVersion }),
+    ...(spec.policyVersion === undefined ? {} : { policyVersion: spec.policyVersion }),
     mode,
     scenarioId,
     title: scenarioId,
@@ -122,7 +133,9 @@ export function runRecord(spec: RunSpec = {}): RunResult {
       evidenceLinked: 0,
     },
     interventions: [],
-    replay: `npx faultline run ${scenarioId} --plan ${faultPlanId} --seed ${seed} --agent ${agent}`,
+    replay:
+      spec.replay ??
+      `npx faultline run ${scenarioId} --plan ${faultPlanId} --seed ${seed} --agent ${agent}`,
     trajectoryFile: `trajectories/${id}.json`,
   });
 }
