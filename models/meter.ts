@@ -18,6 +18,8 @@ export const FAULTLINE_METADATA = 'faultline';
 export interface FaultlineCallMetadata {
   fault?: string;
   latencyMs?: number;
+  /** Set by the meter on the result it hands up: the call's cost under the run's prices. */
+  costUsd?: number;
 }
 
 export interface MeterHooks {
@@ -105,16 +107,25 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
       const note = result.providerMetadata?.[FAULTLINE_METADATA] as
         FaultlineCallMetadata | undefined;
       const usage = usageOf(result.usage);
+      const costUsd = costOf(usage, hooks.prices);
       hooks.onCall({
         ...base,
         reply: replyOf(result),
         error: null,
         usage,
-        costUsd: costOf(usage, hooks.prices),
+        costUsd,
         latencyMs: note?.latencyMs ?? Math.round(performance.now() - started),
         fault: note?.fault ?? null,
       });
-      return result;
+      // The agent learns the call's cost the way it learns the rest: from the result (a model
+      // planner reports it to the runtime, which enforces the contract's cost budget).
+      return {
+        ...result,
+        providerMetadata: {
+          ...result.providerMetadata,
+          [FAULTLINE_METADATA]: { ...note, costUsd },
+        },
+      };
     },
   };
 }
