@@ -52,11 +52,14 @@ export interface PlannerCallFailureError extends Error {
 
 function plannerCallError(error: unknown): PlannerCallFailureError {
   const failure = classifyModelError(error);
-  return Object.assign(new Error(`model planner call failed: ${failure.message}`, { cause: error }), {
-    name: 'PlannerCallError' as const,
-    failureClass: failure.class,
-    retryAfterMs: failure.retryAfterMs,
-  });
+  return Object.assign(
+    new Error(`model planner call failed: ${failure.message}`, { cause: error }),
+    {
+      name: 'PlannerCallError' as const,
+      failureClass: failure.class,
+      retryAfterMs: failure.retryAfterMs,
+    },
+  );
 }
 
 export interface ModelPlannerOptions {
@@ -91,8 +94,7 @@ export class ModelPlanner implements Planner {
 
   /** Read on every call: a model swapped mid-run shows here, and the runtime replans. */
   get versions(): { model: string; prompt: string } {
-    const model = this.options.model;
-    return { model: `${model.provider}:${model.modelId}`, prompt: this.prompt };
+    return { model: this.options.model.modelId, prompt: this.prompt };
   }
 
   async propose(context: WorkingContext): Promise<{ proposal: unknown; usage: PlannerUsage }> {
