@@ -133,14 +133,12 @@ describe('an objective-only run: the planner writes the plan, the runtime stores
     const connection = await h.connect();
     const store = RunStore.open(h.storePath);
     const planner = new WritingPlanner();
-    const outcome = await h
-      .runtime(connection, store, { planner })
-      .start({
-        runId: 'run-1',
-        contract: refundContract(),
-        planning: 'objective',
-        input: { order_id: ORDER },
-      });
+    const outcome = await h.runtime(connection, store, { planner }).start({
+      runId: 'run-1',
+      contract: refundContract(),
+      planning: 'objective',
+      input: { order_id: ORDER },
+    });
 
     expect(outcome.state).toBe('completed');
     expect(h.refunds()).toHaveLength(1);
@@ -175,14 +173,12 @@ describe('an objective-only run: the planner writes the plan, the runtime stores
         return planner.propose(context);
       },
     };
-    const outcome = await h
-      .runtime(connection, store, { planner: replanning })
-      .start({
-        runId: 'run-1',
-        contract: refundContract(),
-        planning: 'objective',
-        input: { order_id: ORDER },
-      });
+    const outcome = await h.runtime(connection, store, { planner: replanning }).start({
+      runId: 'run-1',
+      contract: refundContract(),
+      planning: 'objective',
+      input: { order_id: ORDER },
+    });
 
     expect(outcome.state).toBe('completed');
     expect(h.refunds()).toHaveLength(1);
@@ -229,14 +225,12 @@ describe('an objective-only run: the planner writes the plan, the runtime stores
     const first = await h.connect();
     const store = RunStore.open(h.storePath);
     const crash = freezeAt('after-result-saved', 'refund');
-    void h
-      .runtime(first, store, { planner: new WritingPlanner(), probe: crash.handler })
-      .start({
-        runId: 'run-1',
-        contract: refundContract(),
-        planning: 'objective',
-        input: { order_id: ORDER },
-      });
+    void h.runtime(first, store, { planner: new WritingPlanner(), probe: crash.handler }).start({
+      runId: 'run-1',
+      contract: refundContract(),
+      planning: 'objective',
+      input: { order_id: ORDER },
+    });
     await crash.reached;
     store.close();
     await first.close();

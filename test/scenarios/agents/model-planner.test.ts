@@ -80,6 +80,10 @@ describe.each(['model-planner', 'model-planner-objective'])(
         // Every call was made by the model planner through run.model, and metered.
         expect(trajectory.modelCalls!.length).toBeGreaterThan(0);
         expect(trajectory.modelCalls!.every((c) => c.error === null)).toBe(true);
+        // Objective-only: the model wrote the plan, once, and the runtime stored it.
+        const events = (trajectory.agentRecords as { events: { type: string }[] }).events;
+        const written = events.filter((e) => e.type === 'plan.written').length;
+        expect(written).toBe(agent === 'model-planner-objective' ? 1 : 0);
       },
     );
   },
@@ -163,6 +167,7 @@ describe('model-planner: what it sends and reports', () => {
       model: SETUP,
     });
     expect(always.state).toBe('failed');
+    expect(always.stopReason).toBe('invalid-output');
     expect(always.trajectory.ledger).toHaveLength(0);
     const regenerated = (
       always.trajectory.agentRecords as { events: { type: string }[] }
