@@ -25,8 +25,8 @@ export interface NextOperation {
  * What a model planner is shown on each call: a bounded view of the working context, never a
  * transcript. Every operation's status in one line each; the next few in full with their
  * arguments resolved; only the results those need; the last failure; the resume packet after
- * a crash. In an objective-only run also the world's tools and the plan as written, so the
- * model can write or rewrite it. Its size depends on the plan, not on how long the run has gone.
+ * a crash. In an objective-only run also, when it may have to write the plan, the world's
+ * tools and the plan as written. Its size depends on the plan, not on how long the run has gone.
  */
 export interface PlannerView {
   objective: string;
@@ -39,9 +39,12 @@ export interface PlannerView {
   next: NextOperation[];
   /** Results of earlier operations the next ones read, by operation id. */
   results: Record<string, unknown>;
-  /** Objective-only runs: the plan in force as written (empty until the model writes one). */
+  /**
+   * Objective-only runs, when the model may have to write the plan (before it has one, after a
+   * failure, on resume): the plan in force as written (empty until the model writes one).
+   */
   plan?: { operations: readonly Operation[]; completion: readonly Check[] };
-  /** Objective-only runs: the tools a plan may use. */
+  /** Objective-only runs, with `plan`: the tools a plan may use. */
   tools?: readonly ToolView[];
   lastFailure?: WorkingContext['lastFailure'];
   resume?: ResumePacket;
@@ -81,7 +84,10 @@ export function plannerView(context: WorkingContext): PlannerView {
     next,
     results,
   };
-  if (planning === 'objective' && context.plan) {
+  // The plan as written and the tools cost more than the rest of the view: shown when the
+  // model may have to write the plan, before it has one, after a failure, and on resume.
+  const mayWrite = planned.length === 0 || context.lastFailure || context.resume;
+  if (planning === 'objective' && context.plan && mayWrite) {
     view.plan = { operations: context.plan.operations, completion: context.plan.completion };
     view.tools = context.tools ?? [];
   }

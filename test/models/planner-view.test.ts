@@ -76,11 +76,25 @@ describe('plannerView: a bounded working context', () => {
     expect(Math.abs(late - early)).toBeLessThan(1_000);
   });
 
-  it('in an objective-only run, carries the plan as written and the tools', () => {
-    const view = plannerView(context(chain(3), 0, 'objective'));
+  it('in an objective-only run, carries the plan and the tools when the model may rewrite it', () => {
+    const blueprint = chain(3);
+    const failed = {
+      ...context(blueprint, 1, 'objective'),
+      lastFailure: { operationId: 'step-1', class: 'precondition_failed', message: 'stale' },
+    };
+    const view = plannerView(failed);
     expect(view.planning).toBe('objective');
     expect(view.plan?.operations.map((o) => o.id)).toEqual(['step-0', 'step-1', 'step-2']);
     expect(view.tools?.map((t) => t.name)).toEqual(['get_item']);
+    const empty = {
+      ...context(blueprint, 0, 'objective'),
+      plan: { by: 'objective' as const, operations: [], completion: [] },
+    };
+    expect(plannerView(empty).tools?.map((t) => t.name)).toEqual(['get_item']);
+    // A calm step: the next operations are enough.
+    const calm = plannerView(context(blueprint, 1, 'objective'));
+    expect(calm.plan).toBeUndefined();
+    expect(calm.tools).toBeUndefined();
   });
 
   it('reads back from the message it is sent in', () => {

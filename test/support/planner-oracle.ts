@@ -20,7 +20,7 @@ export interface PlannerOracleOptions {
 
 /** The proposal the oracle makes for a view (exported for unit tests of the oracle itself). */
 export function oracleProposal(blueprint: Blueprint, view: PlannerView): Proposal {
-  if (view.planning === 'objective' && (view.plan?.operations.length ?? 0) === 0) {
+  if (view.planning === 'objective' && view.plan?.operations.length === 0) {
     return {
       kind: 'plan',
       reason: `plan for: ${view.objective}`,
