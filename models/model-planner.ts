@@ -66,8 +66,8 @@ export interface ModelPlannerOptions {
   /** The run's model (`run.model`): metered, cassettes and faults around the provider. */
   model: LanguageModelV3;
   /** The run's settings (`run.modelSettings`); without `system` the default prompt is used. */
-  settings?: ModelSettings;
-  signal?: AbortSignal;
+  settings?: ModelSettings | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /**
