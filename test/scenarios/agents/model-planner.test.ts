@@ -168,6 +168,12 @@ describe('model-planner: what it sends and reports', () => {
     });
     expect(always.state).toBe('failed');
     expect(always.stopReason).toBe('invalid-output');
+    const first = (
+      always.trajectory.agentRecords as { events: { type: string; reason: string | null }[] }
+    ).events.find((e) => e.type === 'planner.invalid-output');
+    expect(first?.reason).toBe(
+      'invalid structured output: (root): Invalid input: expected object, received string',
+    );
     expect(always.trajectory.ledger).toHaveLength(0);
     const regenerated = (
       always.trajectory.agentRecords as { events: { type: string }[] }
