@@ -46,6 +46,8 @@ export interface PlannerView {
   plan?: { operations: readonly Operation[]; completion: readonly Check[] };
   /** Objective-only runs, with `plan`: the tools a plan may use. */
   tools?: readonly ToolView[];
+  /** Objective-only runs, with `plan`: evidence the contract requires, by the operation id that gathers it. */
+  evidenceRequired?: WorkingContext['evidenceRequired'];
   lastFailure?: WorkingContext['lastFailure'];
   resume?: ResumePacket;
 }
@@ -90,6 +92,7 @@ export function plannerView(context: WorkingContext): PlannerView {
   if (planning === 'objective' && context.plan && mayWrite) {
     view.plan = { operations: context.plan.operations, completion: context.plan.completion };
     view.tools = context.tools ?? [];
+    if (context.evidenceRequired?.length) view.evidenceRequired = context.evidenceRequired;
   }
   if (context.lastFailure) view.lastFailure = context.lastFailure;
   if (context.resume) view.resume = context.resume;

@@ -2177,6 +2177,7 @@ export class ReferenceRuntime {
         completion: this.blueprint.completion,
       },
       tools: this.executor.tools,
+      evidenceRequired: this.contract.evidenceRequired,
     };
     if (this.lastFailure) context.lastFailure = this.lastFailure;
     if (this.resumePacket) context.resume = this.resumePacket;

@@ -73,6 +73,8 @@ export interface WorkingContext {
     operations: readonly Operation[];
     completion: readonly Check[];
   };
+  /** Evidence the contract requires, each named by the operation that gathers it. */
+  evidenceRequired?: Contract['evidenceRequired'];
   /** The world's tools as listed (a planner that writes the plan picks from those the contract allows). */
   tools?: readonly ToolView[];
   lastFailure?: { operationId: string; class: string; message: string };

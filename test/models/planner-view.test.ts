@@ -49,6 +49,7 @@ function context(
     scope,
     plan: { by, operations: blueprint.operations, completion: blueprint.completion },
     tools: [{ name: 'get_item', description: 'Read an item', inputSchema: { type: 'object' } }],
+    evidenceRequired: [{ id: 'start', description: 'where the walk began', operation: 'step-0' }],
   };
 }
 
@@ -86,6 +87,9 @@ describe('plannerView: a bounded working context', () => {
     expect(view.planning).toBe('objective');
     expect(view.plan?.operations.map((o) => o.id)).toEqual(['step-0', 'step-1', 'step-2']);
     expect(view.tools?.map((t) => t.name)).toEqual(['get_item']);
+    expect(view.evidenceRequired).toEqual([
+      { id: 'start', description: 'where the walk began', operation: 'step-0' },
+    ]);
     const empty = {
       ...context(blueprint, 0, 'objective'),
       plan: { by: 'objective' as const, operations: [], completion: [] },
