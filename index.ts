@@ -80,6 +80,8 @@ export {
 export { detectionMatrix, EXPECTED_DETECTIONS, type MatrixReport } from './graders/matrix.js';
 export { ZOO, MUTANTS, zooAgent, type ZooEntry } from './scenarios/agents/zoo.js';
 export { ReferenceAgent, type ReferenceAgentOptions } from './scenarios/agents/reference.js';
+export { modelPlannerAgent } from './scenarios/agents/model-planner.js';
+export { ModelPlanner, type ModelPlannerOptions } from './models/model-planner.js';
 export { NaiveChatLoopAgent } from './scenarios/agents/naive-chat-loop.js';
 export { CrmWorld } from './scenarios/worlds/crm/index.js';
 export { runTrial, type TrialOptions, type TrialResult } from './scenarios/engine.js';

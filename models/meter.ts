@@ -22,6 +22,8 @@ export interface FaultlineCallMetadata {
   latencyMs?: number;
   /** `provider:model` the call went to, once a `model-swap` fault changed it. */
   modelId?: string;
+  /** Set by the meter on the result it hands up: the call's cost under the run's prices. */
+  costUsd?: number;
 }
 
 /**
@@ -113,8 +115,9 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
     reply: NonNullable<ModelCallRecord['reply']>,
     reported: LanguageModelV3Usage | undefined,
     note: FaultlineCallMetadata | undefined,
-  ): void => {
+  ): number => {
     const usage = usageOf(reported);
+    const costUsd = costOf(usage, hooks.prices);
     hooks.onCall({
       ...call.base,
       // A model swapped during this very call (a fault below) names the model it went to.
@@ -122,10 +125,11 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
       reply,
       error: null,
       usage,
-      costUsd: costOf(usage, hooks.prices),
+      costUsd,
       latencyMs: note?.latencyMs ?? Math.round(performance.now() - call.started),
       fault: note?.fault ?? null,
     });
+    return costUsd;
   };
   return {
     specificationVersion: 'v3',
@@ -140,8 +144,16 @@ export function meterMiddleware(hooks: MeterHooks): LanguageModelV3Middleware {
       }
       const note = result.providerMetadata?.[FAULTLINE_METADATA] as
         FaultlineCallMetadata | undefined;
-      answered(call, replyOf(result), result.usage, note);
-      return result;
+      const costUsd = answered(call, replyOf(result), result.usage, note);
+      // The agent learns the call's cost the way it learns the rest: from the result (a model
+      // planner reports it to the runtime, which enforces the contract's cost budget).
+      return {
+        ...result,
+        providerMetadata: {
+          ...result.providerMetadata,
+          [FAULTLINE_METADATA]: { ...note, costUsd },
+        },
+      };
     },
     // A streamed call is recorded when its stream ends: the text and tool calls assembled from
     // the parts, the usage from the finish part. A stream the caller abandons is not recorded.

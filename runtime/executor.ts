@@ -1,3 +1,4 @@
+import type { ToolView } from './working-context.js';
 import { getEventListeners } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type {
@@ -44,6 +45,8 @@ export class Executor {
   /** The abort controller lent to a call made while no other is in flight (see {@link call}). */
   private spare: AbortController | undefined;
   private inFlight = 0;
+  /** The world's tools as listed, for a planner that writes the plan. */
+  tools: readonly ToolView[] = [];
 
   constructor(
     private readonly client: Client,
@@ -53,6 +56,11 @@ export class Executor {
   /** Loads tool schemas once; returns their hash, recorded as the run's tool-schema version. */
   async loadTools(): Promise<string> {
     const { tools } = await this.client.listTools();
+    this.tools = tools.map((t) => ({
+      name: t.name,
+      description: t.description ?? '',
+      inputSchema: t.inputSchema,
+    }));
     for (const tool of tools) {
       this.validators.set(
         tool.name,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkSchema, operationSchema } from './blueprint.js';
 import type { WorkingContext } from './working-context.js';
 
 const originSchema = z.discriminatedUnion('kind', [
@@ -20,6 +21,17 @@ export const proposalSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('replan'), reason: z.string(), refresh: z.array(z.string()) }),
   z.strictObject({ kind: z.literal('finish'), summary: z.string() }),
   z.strictObject({ kind: z.literal('escalate'), reason: z.string() }),
+  /**
+   * The plan as data, written by the planner of an objective-only run (see
+   * `runtime/written-plan.ts`): the runtime stores it as the next plan version and runs it with
+   * every safeguard. It may not drop, rename or change an operation in flight or done.
+   */
+  z.strictObject({
+    kind: z.literal('plan'),
+    reason: z.string(),
+    operations: z.array(operationSchema).min(1),
+    completion: z.array(checkSchema).default([]),
+  }),
 ]);
 export type Proposal = z.infer<typeof proposalSchema>;
 

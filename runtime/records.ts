@@ -1,3 +1,4 @@
+import type { Check, Operation } from './blueprint.js';
 import type { AutonomyMode, StopReason } from './contract.js';
 import type { ResultClass } from './failure-class.js';
 import type { WorkflowState } from './states.js';
@@ -131,12 +132,20 @@ export interface ActionRecord {
   updatedAt: number;
 }
 
+/** A plan the planner wrote as data (validated by the proposal schema), kept with its plan record. */
+export interface WrittenPlan {
+  operations: Operation[];
+  completion: Check[];
+}
+
 export interface PlanRecord {
   runId: string;
   version: number;
   at: number;
   reason: string;
   operations: string[];
+  /** The plan itself, when the planner wrote it as data (an objective-only run). */
+  written?: WrittenPlan;
 }
 
 export interface EvidenceRecord {

@@ -34,6 +34,14 @@ import { formatIssues } from './validate.js';
 import { verifyChecks, verifyCompletion, type FreshRead, type Verdict } from './verifier.js';
 import type { FailureClass } from './failure-class.js';
 import type { OperationView, ResumePacket, WorkingContext } from './working-context.js';
+import {
+  checkWrittenPlan,
+  emptyPlan,
+  isObjectiveOnly,
+  latestWrittenPlan,
+  writtenBlueprint,
+  type Planning,
+} from './written-plan.js';
 
 /** Everything a runtime instance is handed; it reaches nothing else. */
 export interface RuntimeOptions {
@@ -59,7 +67,10 @@ export interface RuntimeOptions {
 export interface StartInput {
   runId: string;
   contract: unknown;
-  blueprint: unknown;
+  /** Ignored with `planning: 'objective'`: then the planner writes the plan (a `plan` proposal). */
+  blueprint?: unknown;
+  /** `objective`: the run is given only its contract and the world's tools. Default `blueprint`. */
+  planning?: Planning;
   input?: Record<string, unknown>;
 }
 
@@ -106,7 +117,10 @@ export class ReferenceRuntime {
   // The run in progress; authoritative copies live in the store, these mirror what was committed.
   private runId = '';
   private contract!: Contract;
+  /** The plan in force: the run's blueprint, or the last plan its planner wrote. */
   private blueprint!: Blueprint;
+  /** The blueprint the run was given, which its versions name (an objective-only run's is empty). */
+  private versionedBlueprint!: Blueprint;
   /** The blueprint's operations by id (ids are unique: the blueprint schema checks). */
   private readonly operationsById = new Map<string, Operation>();
   /** Citations with `each` by tool: they hold for every write to the tool (see {@link citationsFor}). */
@@ -143,7 +157,17 @@ export class ReferenceRuntime {
   /** Validates the contract and blueprint (writing nothing if either is bad), then runs. */
   async start(input: StartInput): Promise<RunOutcome> {
     const contract = parseContract(input.contract, `contract of run ${input.runId}`);
-    const blueprint = parseBlueprint(input.blueprint, `blueprint of run ${input.runId}`);
+    const objectiveOnly = input.planning === 'objective';
+    if (objectiveOnly && !this.options.planner) {
+      throw new FaultlineError(
+        'invalid-input',
+        `Run ${input.runId}: planning 'objective' needs a planner that writes the plan (options.planner)`,
+        { runId: input.runId },
+      );
+    }
+    const blueprint = objectiveOnly
+      ? emptyPlan()
+      : parseBlueprint(input.blueprint, `blueprint of run ${input.runId}`);
     const toolsHash = await this.loadTools();
     this.checkBlueprintTools(blueprint, contract);
     if (this.store.hasRun(input.runId)) {
@@ -177,11 +201,14 @@ export class ReferenceRuntime {
     );
     // A new run has no records yet: nothing to read back.
     this.load(run, [], [], []);
+    const created = objectiveOnly
+      ? 'objective only: the planner writes the plan'
+      : 'initial plan from blueprint';
     this.commit({
       to: 'planned',
-      event: { type: 'plan.created', reason: 'initial plan from blueprint' },
+      event: { type: 'plan.created', reason: created },
       plan: {
-        reason: 'initial plan from blueprint',
+        reason: created,
         operations: blueprint.operations.map((o) => o.id),
       },
       checkpoint: {
@@ -210,12 +237,14 @@ export class ReferenceRuntime {
     if (!stored)
       throw new FaultlineError('not-found', `No run ${runId} in ${this.store.path}`, { runId });
     const contract = parseContract(changes.contract ?? stored.contract, `contract of run ${runId}`);
-    const blueprint = parseBlueprint(
-      changes.blueprint ?? stored.blueprint,
-      `blueprint of run ${runId}`,
-    );
+    const given = changes.blueprint ?? stored.blueprint;
+    const blueprint = isObjectiveOnly(given)
+      ? emptyPlan()
+      : parseBlueprint(given, `blueprint of run ${runId}`);
     const toolsHash = await this.loadTools();
     this.bind(runId, contract, blueprint);
+    // An objective-only run goes on with the last plan its planner wrote, as stored.
+    if (isObjectiveOnly(given)) this.bindOperations(latestWrittenPlan(this.store.plans(runId)));
     this.reload();
     if (isTerminal(this.run.state)) return this.outcome();
 
@@ -248,7 +277,7 @@ export class ReferenceRuntime {
       this.commit({
         to: 'planned',
         event: { type: 'plan.replanned', reason },
-        plan: { reason, operations: blueprint.operations.map((o) => o.id) },
+        plan: { reason, operations: this.blueprint.operations.map((o) => o.id) },
       });
     }
     if (this.run.state !== 'ready') {
@@ -349,12 +378,12 @@ export class ReferenceRuntime {
         continue;
       }
       const parsed = proposalSchema.safeParse(raw);
-      if (!parsed.success) {
+      const refused = parsed.success
+        ? this.refusal(parsed.data)
+        : formatIssues(parsed.error).join('; ');
+      if (refused !== undefined || !parsed.success) {
         invalidOutputs++;
-        const failure: Failure = {
-          class: 'invalid_output',
-          message: formatIssues(parsed.error).join('; '),
-        };
+        const failure: Failure = { class: 'invalid_output', message: refused ?? '' };
         const decision = decide(this.supervisorInput(failure, invalidOutputs, 'planner', false));
         if (decision.kind === 'regenerate') {
           this.commit({
@@ -428,8 +457,47 @@ export class ReferenceRuntime {
     return true;
   }
 
+  /**
+   * Why a well-formed proposal is still refused as `invalid_output`, or undefined: a plan is
+   * written only in an objective-only run, and never drops, renames or changes an operation in
+   * flight or done (see {@link checkWrittenPlan}).
+   */
+  private refusal(proposal: Proposal): string | undefined {
+    if (proposal.kind !== 'plan') return undefined;
+    if (!isObjectiveOnly(this.versionedBlueprint))
+      return `kind: this run follows blueprint ${this.versionedBlueprint.id}; a plan is written only in an objective-only run`;
+    const issues = checkWrittenPlan(proposal, {
+      current: this.blueprint,
+      actions: this.actions,
+      contract: this.contract,
+      hasTool: (name) => this.executor.hasTool(name),
+    });
+    return issues.length > 0 ? `plan refused: ${issues.join('; ')}` : undefined;
+  }
+
+  /** Stores a plan the planner wrote as the next plan version, then runs it. */
+  private adoptPlan(proposal: Extract<Proposal, { kind: 'plan' }>): void {
+    const written = { operations: proposal.operations, completion: proposal.completion };
+    this.lastFailure = undefined;
+    this.commit({
+      to: 'planned',
+      event: { type: 'plan.written', reason: proposal.reason },
+      plan: { reason: proposal.reason, operations: written.operations.map((o) => o.id), written },
+    });
+    this.bindOperations(writtenBlueprint(written, this.run.planVersion));
+    this.rebuildResults();
+    this.commit({
+      to: 'ready',
+      event: { type: 'plan.approved', reason: `plan version ${this.run.planVersion} written` },
+      checkpoint: { boundary: 'approved-plan', data: { planVersion: this.run.planVersion } },
+    });
+  }
+
   private async handleProposal(proposal: Proposal): Promise<void> {
     switch (proposal.kind) {
+      case 'plan':
+        this.adoptPlan(proposal);
+        return;
       case 'finish':
         await this.finish(proposal.summary);
         return;
@@ -1773,19 +1841,8 @@ export class ReferenceRuntime {
   private bind(runId: string, contract: Contract, blueprint: Blueprint): void {
     this.runId = runId;
     this.contract = contract;
-    this.blueprint = blueprint;
-    this.operationsById.clear();
-    this.toolCitations.clear();
-    this.keys.clear();
-    const stableKeys = this.safeguards.idempotency;
-    for (const op of blueprint.operations) {
-      this.operationsById.set(op.id, op);
-      const each = op.citations.filter((c) => c.each !== undefined);
-      if (each.length > 0)
-        this.toolCitations.set(op.tool, [...(this.toolCitations.get(op.tool) ?? []), ...each]);
-      // Derived in one sweep, off the write path: a key never changes within a run.
-      if (stableKeys && op.kind === 'write') this.keys.set(op.id, idempotencyKey(runId, op.id));
-    }
+    this.versionedBlueprint = blueprint;
+    this.bindOperations(blueprint);
     const decorate = this.options.decoratePlanner;
     if (this.options.planner) {
       this.planner = decorate ? decorate(this.options.planner) : this.options.planner;
@@ -1797,6 +1854,24 @@ export class ReferenceRuntime {
       this.builtInPlanner = decorate ? undefined : own;
     }
     this.plannerVersions = { ...this.planner.versions };
+  }
+
+  /** The plan in force: its operations by id, their citations by tool, their keys. */
+  private bindOperations(blueprint: Blueprint): void {
+    this.blueprint = blueprint;
+    this.operationsById.clear();
+    this.toolCitations.clear();
+    this.keys.clear();
+    const stableKeys = this.safeguards.idempotency;
+    for (const op of blueprint.operations) {
+      this.operationsById.set(op.id, op);
+      const each = op.citations.filter((c) => c.each !== undefined);
+      if (each.length > 0)
+        this.toolCitations.set(op.tool, [...(this.toolCitations.get(op.tool) ?? []), ...each]);
+      // Derived in one sweep, off the write path: a key never changes within a run.
+      if (stableKeys && op.kind === 'write')
+        this.keys.set(op.id, idempotencyKey(this.runId, op.id));
+    }
   }
 
   private reload(): void {
@@ -2141,6 +2216,13 @@ export class ReferenceRuntime {
       operations: this.views,
       evidence: this.evidence,
       scope: this.scope(),
+      plan: {
+        by: isObjectiveOnly(this.versionedBlueprint) ? 'objective' : 'blueprint',
+        operations: this.blueprint.operations,
+        completion: this.blueprint.completion,
+      },
+      tools: this.executor.tools,
+      evidenceRequired: this.contract.evidenceRequired,
     };
     if (this.lastFailure) context.lastFailure = this.lastFailure;
     if (this.resumePacket) context.resume = this.resumePacket;
@@ -2186,8 +2268,8 @@ export class ReferenceRuntime {
     return {
       contract: this.contract.version,
       contractHash: contentHash(this.contract),
-      blueprint: this.blueprint.version,
-      blueprintHash: contentHash(this.blueprint),
+      blueprint: this.versionedBlueprint.version,
+      blueprintHash: contentHash(this.versionedBlueprint),
       model: this.planner.versions.model,
       prompt: this.planner.versions.prompt,
       policy: this.options.policyVersion ?? POLICY_VERSION,

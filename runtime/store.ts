@@ -3,6 +3,7 @@ import { FaultlineError } from './errors.js';
 import { assertTransition, holdsStopReason, type WorkflowState } from './states.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './store-schema.js';
 import type {
+  WrittenPlan,
   ActionRecord,
   ApprovalRecord,
   BudgetUse,
@@ -56,7 +57,8 @@ export interface Change {
   action?: ActionRecord;
   evidence?: EvidenceRecord[];
   approval?: ApprovalRecord;
-  plan?: { reason: string; operations: string[] };
+  /** A new plan version; `written`: the plan itself, when the planner wrote it as data. */
+  plan?: { reason: string; operations: string[]; written?: WrittenPlan };
   checkpoint?: { boundary: CheckpointBoundary; data: Record<string, unknown> };
   used?: Partial<BudgetUse>;
   compensationOwed?: boolean;
@@ -348,6 +350,7 @@ export class RunStore {
             version: head.planVersion + 1,
             reason: change.plan.reason,
             operations: change.plan.operations,
+            ...(change.plan.written ? { written: change.plan.written } : {}),
           })
         : null,
       e.order ?? null,
@@ -442,8 +445,20 @@ export class RunStore {
 
   plans(runId: string): PlanRecord[] {
     return (this.reads.plan.all(runId) as RecordRow[]).map((r) => {
-      const p = JSON.parse(r.record) as { version: number; reason: string; operations: string[] };
-      return { runId, version: p.version, at: r.at, reason: p.reason, operations: p.operations };
+      const p = JSON.parse(r.record) as {
+        version: number;
+        reason: string;
+        operations: string[];
+        written?: WrittenPlan;
+      };
+      return {
+        runId,
+        version: p.version,
+        at: r.at,
+        reason: p.reason,
+        operations: p.operations,
+        ...(p.written ? { written: p.written } : {}),
+      };
     });
   }
 

@@ -1,3 +1,4 @@
+import type { Check, Operation } from './blueprint.js';
 import type { Contract } from './contract.js';
 import type { ActionStatus } from './records.js';
 
@@ -8,6 +9,13 @@ export interface OperationView {
   kind: 'read' | 'write';
   status: ActionStatus | 'pending';
   result?: unknown;
+}
+
+/** One of the world's tools, as its MCP server lists it. */
+export interface ToolView {
+  name: string;
+  description: string;
+  inputSchema: unknown;
 }
 
 /**
@@ -55,6 +63,20 @@ export interface WorkingContext {
   }[];
   /** Operation results by id (the latest evidence of each), and the run's input as `input`. */
   scope: Readonly<Record<string, unknown>>;
+  /**
+   * The plan in force, whole: the blueprint's (`by: 'blueprint'`) or, in an objective-only
+   * run, the last one the planner wrote (empty until it writes one). Handed by reference, not
+   * copied: it changes only when a plan is written.
+   */
+  plan?: {
+    by: 'blueprint' | 'objective';
+    operations: readonly Operation[];
+    completion: readonly Check[];
+  };
+  /** Evidence the contract requires, each named by the operation that gathers it. */
+  evidenceRequired?: Contract['evidenceRequired'];
+  /** The world's tools as listed (a planner that writes the plan picks from those the contract allows). */
+  tools?: readonly ToolView[];
   lastFailure?: { operationId: string; class: string; message: string };
   resume?: ResumePacket;
 }

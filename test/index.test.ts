@@ -66,6 +66,8 @@ describe('faultline (index.ts)', () => {
       'MUTANTS',
       'zooAgent',
       'ReferenceAgent',
+      'modelPlannerAgent',
+      'ModelPlanner',
       'NaiveChatLoopAgent',
       'BUILT_IN_SCENARIOS',
       'defineScenario',

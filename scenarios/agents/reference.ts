@@ -1,6 +1,8 @@
+import type { Planner } from '../../runtime/planner.js';
 import { ReferenceRuntime } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
 import { RunStore } from '../../runtime/store.js';
+import type { Planning } from '../../runtime/written-plan.js';
 import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../agent.js';
 
 /** Where the reference agent keeps its store: a SQLite file at the run's store path, or memory. */
@@ -13,6 +15,16 @@ export interface ReferenceAgentOptions {
    * transactions, for exploration that makes thousands of runs. Default `file`.
    */
   store?: StoreKind;
+  /**
+   * The planner of each incarnation (a model planner over `run.model`); default the runtime's
+   * scripted planner over the blueprint. With one, the agent also exposes `model`.
+   */
+  planner?: (run: AgentRun) => Planner;
+  /**
+   * `objective`: the run is started with its contract and the world's tools only, never the
+   * scenario's blueprint, and the planner writes the plan as data. Needs `planner`.
+   */
+  planning?: Planning;
 }
 
 /**
@@ -20,11 +32,12 @@ export interface ReferenceAgentOptions {
  * closes it; a crashed incarnation's store is closed by the engine through `close`.
  */
 export class ReferenceAgent implements AgentUnderTest {
-  readonly exposes = { probes: true, planner: true, clock: true } as const;
+  readonly exposes: { probes: true; planner: true; clock: true; model?: true };
   private readonly open = new Map<RunStore, string>();
   /** Committed images of in-memory stores, by store path. */
   private readonly images = new Map<string, Buffer>();
   private readonly storeKind: StoreKind;
+  private readonly options: ReferenceAgentOptions;
 
   constructor(
     readonly name = 'reference',
@@ -32,6 +45,10 @@ export class ReferenceAgent implements AgentUnderTest {
     options: ReferenceAgentOptions = {},
   ) {
     this.storeKind = options.store ?? 'file';
+    this.options = options;
+    this.exposes = options.planner
+      ? { probes: true, planner: true, clock: true, model: true }
+      : { probes: true, planner: true, clock: true };
   }
 
   start(run: AgentRun): Promise<AgentOutcome> {
@@ -39,7 +56,10 @@ export class ReferenceAgent implements AgentUnderTest {
       runtime.start({
         runId: run.runId,
         contract: run.contract,
-        blueprint: run.blueprint,
+        // Objective-only: the runtime (and so its planner) never sees the scenario's blueprint.
+        ...(this.options.planning === 'objective'
+          ? { planning: 'objective' as const }
+          : { blueprint: run.blueprint }),
         input: run.input,
       }),
     );
@@ -109,6 +129,7 @@ export class ReferenceAgent implements AgentUnderTest {
         operator: run.operator,
         signal: run.signal,
         safeguards: this.safeguards,
+        ...(this.options.planner ? { planner: this.options.planner(run) } : {}),
         ...(run.probe ? { probe: run.probe } : {}),
         ...(run.decoratePlanner ? { decoratePlanner: run.decoratePlanner } : {}),
       });

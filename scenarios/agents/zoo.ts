@@ -1,6 +1,7 @@
 import type { Safeguard } from '../../runtime/safeguards.js';
 import type { AgentUnderTest } from '../agent.js';
 import { NaiveChatLoopAgent } from './naive-chat-loop.js';
+import { modelPlannerAgent } from './model-planner.js';
 import { ReferenceAgent, type ReferenceAgentOptions } from './reference.js';
 
 /** Each mutant is the reference runtime with exactly one safeguard switched off. */
@@ -39,6 +40,19 @@ export const ZOO: readonly ZooEntry[] = [
     name: 'naive-chat-loop',
     description: 'a chat loop: transcript in memory, retries every error at once, persists nothing',
     create: () => new NaiveChatLoopAgent(),
+  },
+  {
+    name: 'model-planner',
+    description:
+      'the reference runtime with a model as its planner, choosing each operation of the blueprint (needs --model)',
+    create: (options) => modelPlannerAgent('model-planner', { ...options, planning: 'blueprint' }),
+  },
+  {
+    name: 'model-planner-objective',
+    description:
+      'the reference runtime with a model as its planner, given no blueprint: the model writes the plan (needs --model)',
+    create: (options) =>
+      modelPlannerAgent('model-planner-objective', { ...options, planning: 'objective' }),
   },
   ...Object.entries(MUTANTS).map(([name, safeguard]) => ({
     name,

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { generateText } from 'ai';
+import type { FailureClass } from '../runtime/failure-class.js';
+import type { Planner, PlannerUsage } from '../runtime/planner.js';
+import type { WorkingContext } from '../runtime/working-context.js';
+import { FAULTLINE_METADATA, type FaultlineCallMetadata } from './meter.js';
+import { classifyModelError } from './model-error.js';
+import type { ModelSettings } from './model-setup.js';
+import { plannerView, viewMessage } from './planner-view.js';
+
+/** `sha256:` and the first 12 hex digits of the prompt's hash: the prompt's version. */
+export function promptHash(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+}
+
+let defaultPrompt: string | undefined;
+
+/**
+ * `prompts/model-planner.md`, the prompt a model planner uses when the run gives none, read
+ * once. Found by walking up from this file, so it loads from the sources and from `dist/`.
+ */
+export function defaultPlannerPrompt(): string {
+  if (defaultPrompt !== undefined) return defaultPrompt;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, 'prompts', 'model-planner.md');
+    if (existsSync(file)) return (defaultPrompt = readFileSync(file, 'utf8'));
+    const up = dirname(dir);
+    if (up === dir) {
+      throw new Error(
+        'model-planner: its default prompt prompts/model-planner.md is missing from the package; pass one with --prompt FILE',
+      );
+    }
+    dir = up;
+  }
+}
+
+/**
+ * A planner call that failed for a reason the supervisor can act on, classified by
+ * `classifyModelError`. Shaped as the runtime's `PlannerCallError` (name, `failureClass`,
+ * `retryAfterMs`), which recognises an error of that name from another copy of the module.
+ */
+export interface PlannerCallFailureError extends Error {
+  name: 'PlannerCallError';
+  failureClass: FailureClass;
+  retryAfterMs: number | undefined;
+}
+
+function plannerCallError(error: unknown): PlannerCallFailureError {
+  const failure = classifyModelError(error);
+  return Object.assign(
+    new Error(`model planner call failed: ${failure.message}`, { cause: error }),
+    {
+      name: 'PlannerCallError' as const,
+      failureClass: failure.class,
+      retryAfterMs: failure.retryAfterMs,
+    },
+  );
+}
+
+export interface ModelPlannerOptions {
+  /** The run's model (`run.model`): metered, cassettes and faults around the provider. */
+  model: LanguageModelV3;
+  /** The run's settings (`run.modelSettings`); without `system` the default prompt is used. */
+  settings?: ModelSettings | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A planner backed by a language model. Each call shows the model a bounded view of the
+ * working context (see {@link plannerView}) and asks for one proposal as JSON; the raw object
+ * goes back to the runtime, which validates it against the proposal schema (anything else is
+ * `invalid_output`) and disposes of it with every safeguard. The SDK's retries are off: the
+ * runtime's supervisor decides, by the class of a provider error this planner throws.
+ *
+ * @example
+ * ```ts
+ * const planner = new ModelPlanner({ model: run.model, settings: run.modelSettings });
+ * const runtime = new ReferenceRuntime({ store, client, clock, credential, planner });
+ * ```
+ */
+export class ModelPlanner implements Planner {
+  private readonly system: string;
+  private readonly prompt: string;
+
+  constructor(private readonly options: ModelPlannerOptions) {
+    this.system = options.settings?.system ?? defaultPlannerPrompt();
+    this.prompt = promptHash(this.system);
+  }
+
+  /** Read on every call: a model swapped mid-run shows here, and the runtime replans. */
+  get versions(): { model: string; prompt: string } {
+    return { model: this.options.model.modelId, prompt: this.prompt };
+  }
+
+  async propose(context: WorkingContext): Promise<{ proposal: unknown; usage: PlannerUsage }> {
+    const settings = this.options.settings;
+    let result: Awaited<ReturnType<typeof generateText>>;
+    try {
+      result = await generateText({
+        model: this.options.model,
+        system: this.system,
+        prompt: viewMessage(plannerView(context)),
+        maxRetries: 0,
+        ...(settings?.temperature === undefined ? {} : { temperature: settings.temperature }),
+        ...(settings?.seed === undefined ? {} : { seed: settings.seed }),
+        ...(this.options.signal ? { abortSignal: this.options.signal } : {}),
+      });
+    } catch (error) {
+      throw plannerCallError(error);
+    }
+    const note = result.providerMetadata?.[FAULTLINE_METADATA] as FaultlineCallMetadata | undefined;
+    return {
+      proposal: parseReply(result.text),
+      usage: {
+        inputTokens: result.usage.inputTokens ?? 0,
+        outputTokens: result.usage.outputTokens ?? 0,
+        costUsd: note?.costUsd ?? 0,
+      },
+    };
+  }
+}
+
+/**
+ * The JSON object in a reply (a code fence around it is allowed); the reply's text itself when
+ * there is none, so the runtime's validation names what came back instead.
+ */
+export function parseReply(text: string): unknown {
+  const trimmed = text.trim();
+  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(trimmed);
+  try {
+    return JSON.parse(fenced?.[1] ?? trimmed) as unknown;
+  } catch {
+    return text;
+  }
+}
