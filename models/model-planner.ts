@@ -4,11 +4,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { generateText } from 'ai';
-import type { FailureClass } from '../runtime/failure-class.js';
 import type { Planner, PlannerUsage } from '../runtime/planner.js';
 import type { WorkingContext } from '../runtime/working-context.js';
 import { FAULTLINE_METADATA, type FaultlineCallMetadata } from './meter.js';
-import { classifyModelError } from './model-error.js';
+import { toPlannerCallError } from './model-error.js';
 import type { ModelSettings } from './model-setup.js';
 import { plannerView, viewMessage } from './planner-view.js';
 
@@ -39,29 +38,6 @@ export function defaultPlannerPrompt(): string {
   }
 }
 
-/**
- * A planner call that failed for a reason the supervisor can act on, classified by
- * `classifyModelError`. Shaped as the runtime's `PlannerCallError` (name, `failureClass`,
- * `retryAfterMs`), which recognises an error of that name from another copy of the module.
- */
-export interface PlannerCallFailureError extends Error {
-  name: 'PlannerCallError';
-  failureClass: FailureClass;
-  retryAfterMs: number | undefined;
-}
-
-function plannerCallError(error: unknown): PlannerCallFailureError {
-  const failure = classifyModelError(error);
-  return Object.assign(
-    new Error(`model planner call failed: ${failure.message}`, { cause: error }),
-    {
-      name: 'PlannerCallError' as const,
-      failureClass: failure.class,
-      retryAfterMs: failure.retryAfterMs,
-    },
-  );
-}
-
 export interface ModelPlannerOptions {
   /** The run's model (`run.model`): metered, cassettes and faults around the provider. */
   model: LanguageModelV3;
@@ -86,6 +62,8 @@ export interface ModelPlannerOptions {
 export class ModelPlanner implements Planner {
   private readonly system: string;
   private readonly prompt: string;
+  /** The model the last call went to, when a `model-swap` sent it elsewhere. */
+  private swappedTo: string | undefined;
 
   constructor(private readonly options: ModelPlannerOptions) {
     this.system = options.settings?.system ?? defaultPlannerPrompt();
@@ -94,7 +72,7 @@ export class ModelPlanner implements Planner {
 
   /** Read on every call: a model swapped mid-run shows here, and the runtime replans. */
   get versions(): { model: string; prompt: string } {
-    return { model: this.options.model.modelId, prompt: this.prompt };
+    return { model: this.swappedTo ?? this.options.model.modelId, prompt: this.prompt };
   }
 
   async propose(context: WorkingContext): Promise<{ proposal: unknown; usage: PlannerUsage }> {
@@ -111,9 +89,11 @@ export class ModelPlanner implements Planner {
         ...(this.options.signal ? { abortSignal: this.options.signal } : {}),
       });
     } catch (error) {
-      throw plannerCallError(error);
+      // Classified for the supervisor: a 429 waits its retry-after, a 5xx backs off, …
+      throw toPlannerCallError(error);
     }
     const note = result.providerMetadata?.[FAULTLINE_METADATA] as FaultlineCallMetadata | undefined;
+    if (note?.modelId !== undefined) this.swappedTo = note.modelId;
     return {
       proposal: parseReply(result.text),
       usage: {
