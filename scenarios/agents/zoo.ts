@@ -2,6 +2,7 @@ import type { Safeguard } from '../../runtime/safeguards.js';
 import type { AgentUnderTest } from '../agent.js';
 import { NaiveChatLoopAgent } from './naive-chat-loop.js';
 import { ReferenceAgent, type ReferenceAgentOptions } from './reference.js';
+import { ToolLoopAgent } from './tool-loop.js';
 
 /** Each mutant is the reference runtime with exactly one safeguard switched off. */
 export const MUTANTS: Readonly<Record<string, Safeguard>> = {
@@ -39,6 +40,12 @@ export const ZOO: readonly ZooEntry[] = [
     name: 'naive-chat-loop',
     description: 'a chat loop: transcript in memory, retries every error at once, persists nothing',
     create: () => new NaiveChatLoopAgent(),
+  },
+  {
+    name: 'tool-loop',
+    description:
+      'a model calling the world\'s tools in an AI SDK loop: transcript in memory, nothing durable (needs --model)',
+    create: () => new ToolLoopAgent(),
   },
   ...Object.entries(MUTANTS).map(([name, safeguard]) => ({
     name,
