@@ -54,8 +54,7 @@ export interface ChatMessage extends ChatMessageLike {
 
 /** What the oracle says next. */
 export type OracleMove =
-  | { kind: 'call'; tool: string; args: Record<string, unknown> }
-  | { kind: 'text'; text: string };
+  { kind: 'call'; tool: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
 
 export interface OracleOptions {
   /** Where it looks the objective up (the built-in library by default). */
@@ -64,6 +63,11 @@ export interface OracleOptions {
   retries?: number;
   /** How long each `wait_for_approval` waits: under an MCP client's 60 s request timeout. */
   approvalWaitMs?: number;
+  /**
+   * What the usage it reports is counted with: {@link o200k} for real counts (building it takes
+   * seconds), else a cheap estimate of one token per four characters — enough for tests.
+   */
+  encoder?: TokenEncoder;
 }
 
 /** A request the oracle cannot answer (no scenario has its objective): a defect in a test. */
@@ -102,7 +106,10 @@ export function scenarioOf(
 }
 
 /** The oracle's next move for a conversation (see the module's notes). */
-export function oracleMove(request: Pick<ChatRequest, 'messages'>, options: OracleOptions = {}): OracleMove {
+export function oracleMove(
+  request: Pick<ChatRequest, 'messages'>,
+  options: OracleOptions = {},
+): OracleMove {
   const scenario = scenarioOf(request, options.scenarios);
   const retries = options.retries ?? 2;
   const waitMs = options.approvalWaitMs ?? 55_000;
@@ -188,9 +195,15 @@ function seenIn(messages: readonly ChatMessage[]): Seen[] {
   return messages.flatMap((m) =>
     (m.tool_calls ?? []).map((call): Seen => {
       const text = results.get(call.id);
-      if (text === undefined) return { tool: call.function.name, ok: false, value: null, error: 'no result' };
+      if (text === undefined)
+        return { tool: call.function.name, ok: false, value: null, error: 'no result' };
       try {
-        return { tool: call.function.name, ok: true, value: JSON.parse(text) as unknown, error: '' };
+        return {
+          tool: call.function.name,
+          ok: true,
+          value: JSON.parse(text) as unknown,
+          error: '',
+        };
       } catch {
         return { tool: call.function.name, ok: false, value: null, error: text };
       }
@@ -202,22 +215,27 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content))
     return content
-      .map((p: unknown) => (typeof p === 'object' && p !== null && 'text' in p ? String(p.text) : ''))
+      .map((p: unknown) =>
+        typeof p === 'object' && p !== null && 'text' in p ? String(p.text) : '',
+      )
       .join('');
   return '';
 }
 
 let encoder: Tiktoken | undefined;
 
-/** js-tiktoken's o200k_base (GPT-4o's tokenizer), built once. */
+/** js-tiktoken's o200k_base (GPT-4o's tokenizer), built once (it takes a few seconds). */
 export function o200k(): TokenEncoder {
   encoder ??= new Tiktoken(o200k_base);
   return encoder;
 }
 
+/** One token per four characters: the usual rule of thumb, for tests that need no real count. */
+const ESTIMATE: TokenEncoder = { encode: (text) => new Uint32Array(Math.ceil(text.length / 4)) };
+
 /**
- * The oracle's answer as an OpenAI Chat Completions response body, its usage counted with
- * o200k_base on the request as sent and on the reply.
+ * The oracle's answer as an OpenAI Chat Completions response body, its usage counted on the
+ * request as sent and on the reply (see `encoder`).
  */
 export function oracleCompletion(body: ChatRequest, options: OracleOptions = {}): object {
   const move = oracleMove(body, options);
@@ -226,12 +244,13 @@ export function oracleCompletion(body: ChatRequest, options: OracleOptions = {})
     move.kind === 'call'
       ? { id: `call_${calls + 1}`, name: move.tool, arguments: JSON.stringify(move.args) }
       : undefined;
-  const prompt = chatRequestTokens(body, o200k());
+  const counter = options.encoder ?? ESTIMATE;
+  const prompt = chatRequestTokens(body, counter);
   const completion = chatReplyTokens(
     move.kind === 'call'
       ? { toolCalls: [{ name: call!.name, arguments: call!.arguments }] }
       : { text: move.text },
-    o200k(),
+    counter,
   );
   return {
     id: `chatcmpl-oracle-${calls + 1}`,
