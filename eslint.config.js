@@ -1,7 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 /** Imports point one way (DESIGN.md): each layer lists what it may not reach. */
 const layer = (files, forbidden) => ({
@@ -36,6 +36,9 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // The built-in resolver (unrs) understands conditional exports such as msw's `msw/node`;
+    // the legacy fallback does not, and crashes the no-cycle rule.
+    settings: { 'import-x/resolver-next': [createNodeResolver()] },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
