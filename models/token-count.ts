@@ -68,8 +68,8 @@ function contentText(content: unknown): string {
   if (Array.isArray(content))
     return content
       .map((part: unknown) =>
-        typeof part === 'object' && part !== null && 'text' in part
-          ? String((part as { text: unknown }).text)
+        typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string'
+          ? part.text
           : '',
       )
       .join('');

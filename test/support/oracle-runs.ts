@@ -1,53 +1,49 @@
-import { setupServer, type SetupServerApi } from 'msw/node';
 import { runCase, type SuiteCase } from '../../bin/suite.js';
 import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import type { RunResult } from '../../reports/results.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import type { Trajectory } from '../../scenarios/trajectory.js';
+import { ORACLE_KEY_ENV, ORACLE_MODEL, oracleRespond, type OracleOptions } from './oracle.js';
 import {
-  ORACLE_KEY_ENV,
-  ORACLE_MODEL,
-  oracleHandlers,
-  type ChatRequest,
-  type OracleOptions,
-} from './oracle.js';
+  startProviderServer,
+  type ProviderRequest,
+  type ProviderServer,
+} from './provider-server.js';
 
 /** One graded run, and every request its agent sent the oracle. */
 export interface OracleRun {
   result: RunResult;
   trajectory: Trajectory;
-  requests: ChatRequest[];
+  /** As the provider server saw them: `body` is the JSON sent over HTTP. */
+  requests: ProviderRequest[];
 }
 
 /**
- * The oracle served over msw as the OpenAI API, for a test file or a bench: `start` before the
- * runs, `stop` after. Requests are collected per run by {@link runWithOracle}.
+ * The oracle served over msw as the OpenAI API (the provider server), for a test file or a
+ * bench: `start` before the runs, `stop` after.
  */
 export class OracleServer {
-  private readonly server: SetupServerApi;
-  private requests: ChatRequest[] = [];
+  private provider: ProviderServer | undefined;
+  private taken = 0;
 
-  constructor(options: OracleOptions = {}) {
-    this.server = setupServer(
-      ...oracleHandlers({ ...options, onRequest: (body) => this.requests.push(body) }),
-    );
-  }
+  constructor(private readonly options: OracleOptions = {}) {}
 
   start(): void {
     process.env[ORACLE_KEY_ENV] = 'sk-oracle-test';
-    this.server.listen({ onUnhandledRequest: 'error' });
+    this.provider = startProviderServer(oracleRespond(this.options));
   }
 
   stop(): void {
-    this.server.close();
+    this.provider?.close();
     Reflect.deleteProperty(process.env, ORACLE_KEY_ENV);
   }
 
-  /** The requests since the last call, handed over. */
-  take(): ChatRequest[] {
-    const taken = this.requests;
-    this.requests = [];
-    return taken;
+  /** The requests since the last call. */
+  take(): ProviderRequest[] {
+    const calls = this.provider?.calls ?? [];
+    const fresh = calls.slice(this.taken).map((c) => c.request);
+    this.taken = calls.length;
+    return fresh;
   }
 }
 

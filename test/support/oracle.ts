@@ -1,17 +1,22 @@
-import { http, HttpResponse, type HttpHandler } from 'msw';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
 import type { ModelSetup } from '../../models/model-setup.js';
 import {
   chatReplyTokens,
   chatRequestTokens,
-  type ChatMessageLike,
+  type ChatRequestLike,
   type TokenEncoder,
 } from '../../models/token-count.js';
 import { approvalRequired } from '../../runtime/policy.js';
 import { evaluate, resolveValue } from '../../runtime/predicate.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import type { Scenario } from '../../scenarios/scenario.js';
+import {
+  OPENAI_BASE_URL,
+  type ProviderMessage,
+  type ProviderRequest,
+  type Respond,
+} from './provider-server.js';
 
 /**
  * The scripted ("oracle") model: it answers an OpenAI Chat Completions request the way a
@@ -35,22 +40,10 @@ import type { Scenario } from '../../scenarios/scenario.js';
  * - No fresh reads, no reconciliation, no checks: only the blueprint's own operations.
  *
  * Everything it knows comes from the conversation, so a loop that restarts with an empty
- * transcript gets the plan again from the top.
+ * transcript gets the plan again from the top. It is served over HTTP by the provider server
+ * (`startProviderServer(oracleRespond())`), so the AI SDK's real provider code (OpenAI,
+ * Anthropic or OpenAI-compatible) carries every request and reply.
  */
-
-/** An OpenAI Chat Completions request body, as the oracle reads it. */
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  tools?: { type: 'function'; function: { name: string } }[];
-}
-
-export interface ChatMessage extends ChatMessageLike {
-  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
-  content?: unknown;
-  tool_call_id?: string;
-  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
-}
 
 /** What the oracle says next. */
 export type OracleMove =
@@ -90,11 +83,10 @@ const TEMPORARY = /^(transient|timeout|rate_limited|unavailable)\b|timed out|tim
  * one whose input it also holds, when objectives repeat).
  */
 export function scenarioOf(
-  request: Pick<ChatRequest, 'messages'>,
+  request: Pick<ProviderRequest, 'messages'>,
   scenarios: readonly Scenario[] = BUILT_IN_SCENARIOS,
 ): Scenario {
-  const first = request.messages.find((m) => m.role === 'user');
-  const text = first ? textOf(first.content) : '';
+  const text = request.messages.find((m) => m.role === 'user')?.text ?? '';
   const matching = scenarios.filter((s) => text.includes(s.contract.objective));
   const byInput = matching.filter((s) => text.includes(JSON.stringify(s.input)));
   const found = byInput[0] ?? matching[0];
@@ -107,7 +99,7 @@ export function scenarioOf(
 
 /** The oracle's next move for a conversation (see the module's notes). */
 export function oracleMove(
-  request: Pick<ChatRequest, 'messages'>,
+  request: Pick<ProviderRequest, 'messages'>,
   options: OracleOptions = {},
 ): OracleMove {
   const scenario = scenarioOf(request, options.scenarios);
@@ -156,7 +148,7 @@ export function oracleMove(
       }
       if (field(state, 'status') !== 'granted')
         return stop(
-          `the approval for ${op.tool} was denied (${String(field(state, 'reason') ?? 'no reason given')})`,
+          `the approval for ${op.tool} was denied (${JSON.stringify(field(state, 'reason') ?? 'no reason given')})`,
         );
       sent = { ...args, approval_token: field(state, 'approval_token') };
     }
@@ -187,39 +179,22 @@ function field(value: unknown, key: string): unknown {
  * Every tool call of the conversation, in order, with its result: JSON is data; text that is
  * not JSON is how the AI SDK reports a tool that threw (the error's message), so a refusal.
  */
-function seenIn(messages: readonly ChatMessage[]): Seen[] {
+function seenIn(messages: readonly ProviderMessage[]): Seen[] {
   const results = new Map<string, string>();
   for (const m of messages)
-    if (m.role === 'tool' && m.tool_call_id !== undefined)
-      results.set(m.tool_call_id, textOf(m.content));
+    if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, m.text);
   return messages.flatMap((m) =>
-    (m.tool_calls ?? []).map((call): Seen => {
+    (m.toolCalls ?? []).map((call): Seen => {
       const text = results.get(call.id);
       if (text === undefined)
-        return { tool: call.function.name, ok: false, value: null, error: 'no result' };
+        return { tool: call.name, ok: false, value: null, error: 'no result' };
       try {
-        return {
-          tool: call.function.name,
-          ok: true,
-          value: JSON.parse(text) as unknown,
-          error: '',
-        };
+        return { tool: call.name, ok: true, value: JSON.parse(text) as unknown, error: '' };
       } catch {
-        return { tool: call.function.name, ok: false, value: null, error: text };
+        return { tool: call.name, ok: false, value: null, error: text };
       }
     }),
   );
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content
-      .map((p: unknown) =>
-        typeof p === 'object' && p !== null && 'text' in p ? String(p.text) : '',
-      )
-      .join('');
-  return '';
 }
 
 let encoder: Tiktoken | undefined;
@@ -234,102 +209,82 @@ export function o200k(): TokenEncoder {
 const ESTIMATE: TokenEncoder = { encode: (text) => new Uint32Array(Math.ceil(text.length / 4)) };
 
 /**
- * The oracle's answer as an OpenAI Chat Completions response body, its usage counted on the
- * request as sent and on the reply (see `encoder`).
+ * The oracle as a provider-server `respond`: its move as a reply, with usage counted on the
+ * request as sent (system, messages, tool calls and results, tool definitions) and on the
+ * reply (see `encoder`). A request it cannot answer is a 400 in the provider's error shape.
+ *
+ * @example
+ * ```ts
+ * const provider = startProviderServer(oracleRespond());
+ * ```
  */
-export function oracleCompletion(body: ChatRequest, options: OracleOptions = {}): object {
-  const move = oracleMove(body, options);
-  const calls = body.messages.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
-  const call =
-    move.kind === 'call'
-      ? { id: `call_${calls + 1}`, name: move.tool, arguments: JSON.stringify(move.args) }
-      : undefined;
+export function oracleRespond(options: OracleOptions = {}): Respond {
   const counter = options.encoder ?? ESTIMATE;
-  const prompt = chatRequestTokens(body, counter);
-  const completion = chatReplyTokens(
-    move.kind === 'call'
-      ? { toolCalls: [{ name: call!.name, arguments: call!.arguments }] }
-      : { text: move.text },
-    counter,
-  );
-  return {
-    id: `chatcmpl-oracle-${calls + 1}`,
-    object: 'chat.completion',
-    created: 0,
-    model: body.model,
-    choices: [
-      {
-        index: 0,
-        message: call
-          ? {
-              role: 'assistant',
-              content: null,
-              tool_calls: [
-                {
-                  id: call.id,
-                  type: 'function',
-                  function: { name: call.name, arguments: call.arguments },
-                },
-              ],
-            }
-          : { role: 'assistant', content: move.kind === 'text' ? move.text : '' },
-        finish_reason: call ? 'tool_calls' : 'stop',
-      },
-    ],
-    usage: {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-    },
+  return (request) => {
+    let move: OracleMove;
+    try {
+      move = oracleMove(request, options);
+    } catch (error) {
+      if (!(error instanceof OracleError)) throw error;
+      return {
+        status: 400,
+        body: { error: { message: error.message, type: 'invalid_request_error' } },
+      };
+    }
+    const inputTokens = chatRequestTokens(asChat(request), counter);
+    if (move.kind === 'call') {
+      const outputTokens = chatReplyTokens(
+        { toolCalls: [{ name: move.tool, arguments: JSON.stringify(move.args) }] },
+        counter,
+      );
+      return {
+        toolCalls: [{ name: move.tool, args: move.args }],
+        usage: { inputTokens, outputTokens },
+      };
+    }
+    return {
+      text: move.text,
+      usage: { inputTokens, outputTokens: chatReplyTokens({ text: move.text }, counter) },
+    };
   };
 }
 
-/** Where the oracle is served, as an OpenAI-API base URL. */
-export const ORACLE_BASE_URL = 'https://oracle.faultline.test/v1';
-/** The environment variable the oracle's model setup reads its (fake) key from. */
+/** A request in the chat shape the token counter reads, whatever API it came over. */
+export function asChat(
+  request: Pick<ProviderRequest, 'system' | 'messages' | 'tools'>,
+): ChatRequestLike {
+  return {
+    messages: [
+      ...(request.system === '' ? [] : [{ role: 'system', content: request.system }]),
+      ...request.messages.map((m) => ({
+        role: m.role,
+        content: m.text,
+        ...(m.toolCalls
+          ? {
+              tool_calls: m.toolCalls.map((c) => ({
+                function: { name: c.name, arguments: JSON.stringify(c.args) },
+              })),
+            }
+          : {}),
+      })),
+    ],
+    tools: request.tools,
+  };
+}
+
+/** The (fake) key's environment variable for {@link ORACLE_MODEL}. */
 export const ORACLE_KEY_ENV = 'FAULTLINE_ORACLE_KEY';
 
 /**
- * `openai:gpt-test` served by the oracle: the real OpenAI provider code over HTTP. Set
- * `process.env[ORACLE_KEY_ENV]` (any value) and listen with {@link oracleHandlers}.
+ * `openai:gpt-test` at the provider server's OpenAI base URL: the real OpenAI provider code
+ * over HTTP. Set `process.env[ORACLE_KEY_ENV]` (any value) and start the server with
+ * {@link oracleRespond}.
  */
 export const ORACLE_MODEL: ModelSetup = {
   spec: 'openai:gpt-test',
   provider: 'openai',
   api: 'openai',
   modelId: 'gpt-test',
-  baseURL: ORACLE_BASE_URL,
+  baseURL: OPENAI_BASE_URL,
   apiKeyEnv: ORACLE_KEY_ENV,
 };
-
-/**
- * msw handlers serving the oracle as the OpenAI Chat Completions API at `baseURL`; each
- * request body, as sent, goes to `onRequest` (a bench counts its tokens). A request the oracle
- * cannot answer is a 400 in OpenAI's error shape.
- *
- * @example
- * ```ts
- * const server = setupServer(...oracleHandlers());
- * server.listen({ onUnhandledRequest: 'error' });
- * ```
- */
-export function oracleHandlers(
-  options: OracleOptions & { baseURL?: string; onRequest?: (body: ChatRequest) => void } = {},
-): HttpHandler[] {
-  const base = options.baseURL ?? ORACLE_BASE_URL;
-  return [
-    http.post(`${base}/chat/completions`, async ({ request }) => {
-      const body = (await request.json()) as ChatRequest;
-      options.onRequest?.(body);
-      try {
-        return HttpResponse.json(oracleCompletion(body, options));
-      } catch (error) {
-        if (!(error instanceof OracleError)) throw error;
-        return HttpResponse.json(
-          { error: { message: error.message, type: 'invalid_request_error', code: null } },
-          { status: 400 },
-        );
-      }
-    }),
-  ];
-}

@@ -104,15 +104,16 @@ describe('tool-loop, driven by the oracle over the OpenAI API', () => {
       outDir: out,
     });
     const [first, ...rest] = run.requests;
-    const opening = JSON.stringify(first?.messages);
+    const opening = JSON.stringify(first?.body.messages);
     expect(opening).toContain(partialRefund.contract.objective);
     expect(opening).toContain('{\\"order_id\\":\\"ord_4\\"}');
     expect(opening).not.toMatch(/faultline|blueprint|contract|operation|idempotenc/i);
     // Each request repeats the previous one whole, with the last reply and result added.
     rest.forEach((request, i) => {
-      const before = run.requests[i]!.messages;
-      expect(request.messages.slice(0, before.length)).toEqual(before);
-      expect(request.messages.length).toBe(before.length + 2);
+      const before = run.requests[i]!.body.messages as unknown[];
+      const now = request.body.messages as unknown[];
+      expect(now.slice(0, before.length)).toEqual(before);
+      expect(now.length).toBe(before.length + 2);
     });
     expect(run.trajectory.model?.id).toBe('openai:gpt-test');
     expect(run.trajectory.modelCalls).toHaveLength(run.requests.length);
