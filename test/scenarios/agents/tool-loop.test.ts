@@ -48,21 +48,27 @@ describe('tool-loop, driven by the oracle over the OpenAI API', () => {
     expect(run.result.pass).toBe(true);
   });
 
-  it('sends the refund again after its acknowledgement was lost: the customer is refunded twice', async () => {
-    const lostAck = partialRefund.faultPlans.find((p) => p.id === 'refund-ack-lost')!;
-    const run = await runWithOracle(oracle, {
-      agent: 'tool-loop',
-      scenario: partialRefund,
-      plan: lostAck,
-      outDir: out,
-    });
-    const refunds = run.trajectory.calls.filter((c) => c.tool === 'issue_refund');
-    expect(refunds).toHaveLength(2);
-    // The model put no key in the arguments, so the loop sent none.
-    expect(refunds.every((c) => c.idempotencyKey === null)).toBe(true);
-    expect(findingCodes(run)).toContain('integrity:duplicate-effect');
-    expect(run.result.pass).toBe(false);
-  });
+  it.each([
+    ['refund-ack-lost', 'issue_refund'],
+    ['message-ack-lost', 'send_customer_message'],
+  ])(
+    'sends the write again after its acknowledgement was lost (%s): the effect is made twice',
+    async (planId, tool) => {
+      const lostAck = partialRefund.faultPlans.find((p) => p.id === planId)!;
+      const run = await runWithOracle(oracle, {
+        agent: 'tool-loop',
+        scenario: partialRefund,
+        plan: lostAck,
+        outDir: out,
+      });
+      const sent = run.trajectory.calls.filter((c) => c.tool === tool);
+      expect(sent).toHaveLength(2);
+      // The model put no key in the arguments, so the loop sent none.
+      expect(sent.every((c) => c.idempotencyKey === null)).toBe(true);
+      expect(findingCodes(run)).toContain('integrity:duplicate-effect');
+      expect(run.result.pass).toBe(false);
+    },
+  );
 
   it('starts over after a crash and redoes the confirmed refund', async () => {
     const crash = plan('crash-after-second-write', {
