@@ -51,7 +51,7 @@ export interface SuiteRun {
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
   const selection = await suiteSelection(suite);
   const agent = await suiteAgent(suite);
-  await checkCases(selection.cases, agent);
+  await checkCases(selection.cases, agent, suite.model);
   const cases = shardOf(selection.cases, options.shard);
   const lock = FolderLock.take(options.out, 'run');
   try {
