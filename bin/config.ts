@@ -6,6 +6,7 @@ import { InvalidInputError } from '../runtime/errors.js';
 import { importUserModule } from '../scenarios/user-module.js';
 import { type AgentExport } from '../scenarios/agent-module.js';
 import { zooAgent } from '../scenarios/agents/zoo.js';
+import { MODEL_APIS } from '../models/model-spec.js';
 
 /** The promotion ladder, loosest evidence first. */
 export const AUTONOMY_LEVELS = [
@@ -103,6 +104,50 @@ const agentEntrySchema = z.union([
   ),
 ]);
 
+/** An environment variable's name: a key is never written in the config, only where it lives. */
+const envName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    'must name an environment variable (e.g. OPENAI_API_KEY) — the key itself belongs in the environment, never in a file',
+  );
+
+const pricesSchema = z.strictObject({
+  inputPerMillion: z.number().nonnegative(),
+  outputPerMillion: z.number().nonnegative(),
+});
+
+/**
+ * Model providers and prices, for `--model PROVIDER:MODEL`. `openai` and `anthropic` are built
+ * in; any other provider (Ollama, vLLM, LM Studio, a gateway) is declared here.
+ */
+export const modelsConfigSchema = z.strictObject({
+  providers: z
+    .record(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+          'a provider name is letters, digits, ".", "_" or "-" (it is the PROVIDER of --model PROVIDER:MODEL)',
+        ),
+      z.strictObject({
+        api: z.enum(MODEL_APIS),
+        baseURL: z.url().optional(),
+        apiKeyEnv: envName.optional(),
+      }),
+    )
+    .default({}),
+  /** USD per million tokens, by `PROVIDER:MODEL` exactly as given to `--model`. */
+  prices: z
+    .record(
+      z.string().regex(/^[^:\s]+:\S+$/, 'a price is keyed by PROVIDER:MODEL, as given to --model'),
+      pricesSchema,
+    )
+    .default({}),
+  /** The model for agents that call one when `--model` is not given. */
+  default: z.string().optional(),
+});
+
 export const configSchema = z.strictObject({
   /**
    * Agents by name, for `--agent NAME` and `run.agent`: a module path (relative to this file)
@@ -142,6 +187,8 @@ export const configSchema = z.strictObject({
   }),
   /** `faultline promote`: the criteria of each level (missing levels use the defaults). */
   gates: z.partialRecord(z.enum(AUTONOMY_LEVELS), criteriaSchema).default({}),
+  /** Model providers, prices and the default model (see {@link modelsConfigSchema}). */
+  models: modelsConfigSchema.default({ providers: {}, prices: {} }),
 });
 export type FaultlineConfig = z.infer<typeof configSchema>;
 /** What a `faultline.config.ts` default export may say (every field optional). */

@@ -44,6 +44,11 @@ export const setDefinitionSchema = z.strictObject({
   shard: z.string().nullable(),
   scenarios: z.array(z.string()),
   regressions: z.string(),
+  /** `--model` (PROVIDER:MODEL), the prompt's hash, temperature and seed; sets made before: unset. */
+  model: z.string().nullable().default(null),
+  promptHash: z.string().nullable().default(null),
+  temperature: z.number().nullable().default(null),
+  modelSeed: z.number().int().nullable().default(null),
 });
 export type SetDefinition = z.infer<typeof setDefinitionSchema>;
 
@@ -72,6 +77,10 @@ export function setDefinition(
     shard: shard ?? null,
     scenarios: suite.scenarioFiles.map((f) => resolve(f)),
     regressions: resolve(suite.regressions),
+    model: suite.model?.spec ?? null,
+    promptHash: suite.model?.prompt?.hash ?? null,
+    temperature: suite.model?.temperature ?? null,
+    modelSeed: suite.model?.seed ?? null,
   };
 }
 
@@ -89,6 +98,10 @@ const FLAGS: Record<keyof SetDefinition, string> = {
   shard: '--shard',
   scenarios: '--scenarios',
   regressions: '--regressions',
+  model: '--model',
+  promptHash: '--prompt (hash)',
+  temperature: '--temperature',
+  modelSeed: '--model-seed',
 };
 
 function shown(value: SetDefinition[keyof SetDefinition]): string {

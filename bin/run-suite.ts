@@ -1,5 +1,6 @@
 import { ResultsWriter, type RunResult } from '../reports/results.js';
 import { FolderLock } from './folder-lock.js';
+import { dollars } from './model-cost.js';
 import { commitPendingSet, openPendingSet, setDefinition } from './pending-set.js';
 import {
   checkCases,
@@ -23,6 +24,13 @@ export interface RunSuiteOptions {
   shard?: string;
   /** Keep the runs already in `out` and make only the missing ones (same options only). */
   resume?: boolean;
+  /**
+   * Stop once the model spend of the runs this call finished passes this many USD: no new run
+   * starts, the finished ones stay in the unfinished set (`resume` continues it).
+   */
+  maxCostUsd?: number;
+  /** Called once the runs to make are known, before the first starts (the cost estimate). */
+  beforeRuns?: (runs: number) => void;
   /** Called as each run finishes (in finishing order), after it is on disk. */
   onResult?: (result: RunResult, done: number, total: number) => void;
 }
@@ -38,6 +46,8 @@ export interface SuiteRun {
   discarded: number;
   /** Fault plans left out because they cannot apply in the suite's `--mode`. */
   notApplicable: SkippedPlan[];
+  /** Why the suite stopped before its end (`maxCostUsd`); the set is then left unfinished. */
+  stopped?: string;
 }
 
 /**
@@ -73,12 +83,22 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
     const writer = new ResultsWriter(pending.dir, { fresh: false });
     const results = [...pending.kept];
     let count = 0;
+    let spentUsd = 0;
+    let stopped: string | undefined;
     const record = (result: RunResult, trajectory: unknown): void => {
       writer.append(result, trajectory);
       results.push(result);
       count++;
+      spentUsd += result.figures.costUsd;
       options.onResult?.(result, count, todo.length);
+      if (
+        options.maxCostUsd !== undefined &&
+        spentUsd > options.maxCostUsd &&
+        stopped === undefined
+      )
+        stopped = `stopped: the model spend of the ${String(count)} finished run(s), ${dollars(spentUsd)}, passed --max-cost ${dollars(options.maxCostUsd)}; ${String(todo.length - count)} run(s) not made — the finished ones are kept: rerun with --resume (and a higher --max-cost) to make the rest`;
     };
+    options.beforeRuns?.(todo.length);
     try {
       if ((options.workers ?? 1) > 1 && todo.length > 1) {
         await runInWorkers(
@@ -88,15 +108,29 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
           options.workers ?? 1,
           options.shard,
           record,
+          () => stopped !== undefined,
         );
       } else {
         for (const c of todo) {
+          if (stopped !== undefined) break;
           const { result, trajectory } = await runCase(c, agent, pending.dir, suite.model);
           record(result, trajectory);
         }
       }
     } finally {
       writer.close();
+    }
+    if (stopped !== undefined) {
+      results.sort((a, b) => a.index - b.index);
+      return {
+        results,
+        ran: count,
+        skipped: cases.length - todo.length,
+        cases,
+        discarded: pending.discarded,
+        notApplicable: selection.skipped,
+        stopped,
+      };
     }
     commitPendingSet(options.out);
     results.sort((a, b) => a.index - b.index);

@@ -39,6 +39,7 @@ import {
   type ResolvedAgent,
 } from './agent-source.js';
 import { matchesAny } from './glob.js';
+import { modelWords } from './model-options.js';
 import { UsageError } from './usage-error.js';
 
 /** What selects a suite; the same options rebuild the same cases in every worker. */
@@ -202,6 +203,7 @@ export async function suiteSelection(
         `--seed ${seed}`,
         ...(agentWord === 'reference' ? [] : [`--agent ${agentWord}`]),
         ...(options.mode ? [`--mode ${options.mode}`] : []),
+        ...modelWords(options.model),
       ];
       cases.push({
         index: cases.length,
@@ -242,7 +244,7 @@ export async function checkCases(
     worlds.set(c.scenario.id, world);
     validateFaultPlan(c.scenario, c.faultPlan, world);
     if (c.faultPlan.faults.some((f) => f.kind === 'crash' && f.mode === 'child'))
-      checkChildMode(c.faultPlan, agent);
+      checkChildMode(c.faultPlan, agent, { model: model !== undefined });
   }
 }
 

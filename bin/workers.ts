@@ -30,6 +30,8 @@ export async function runInWorkers(
   n: number,
   _shard: string | undefined,
   record: (result: RunResult, trajectory: unknown) => void,
+  /** True once no further case may start (the suite's spend passed its cap). */
+  stop: () => boolean = () => false,
 ): Promise<void> {
   const queue = [...indexes];
   const workers = Array.from({ length: Math.min(n, indexes.length) }, () => {
@@ -42,7 +44,7 @@ export async function runInWorkers(
       (worker) =>
         new Promise<void>((resolve, reject) => {
           const next = (): void => {
-            const index = queue.shift();
+            const index = stop() ? undefined : queue.shift();
             if (index === undefined) {
               void worker.terminate().then(() => {
                 resolve();

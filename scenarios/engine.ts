@@ -8,6 +8,8 @@ import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
 import type { ModelSetup } from '../models/model-setup.js';
 import { openRunModel } from '../models/run-model.js';
+import { SpendCap } from '../models/spend-cap.js';
+import { scrubKey } from '../models/key-scrub.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import {
   describePredicate,
@@ -266,7 +268,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   // Hostile documents test the gate, not the model: the agent's planner is made gullible.
   const gullible = plan.faults.some((f) => f.kind === 'hostile-document');
   // Refused before anything is written, like every other bad plan.
-  if (childMode) checkChildMode(plan, agent, { module: options.agentModule, skipped });
+  if (childMode)
+    checkChildMode(plan, agent, {
+      module: options.agentModule,
+      skipped,
+      model: options.model !== undefined,
+    });
   const setupEffects = setUpWorld(world, scenario);
   const worldStart = world.snapshot();
 
@@ -308,15 +315,23 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const injector = new FaultInjector(plan, seed, clock, target, [...skipped]);
   // The run's model, when it has one: metered into the trajectory, call by call.
   const modelCalls: ModelCallRecord[] = [];
+  // The contract's cost budget held against the metered spend (the deadline stops the run).
+  const spendCap = new SpendCap(scenario.contract.budgets.costUsd, (reason) => {
+    deadline.abort(new Error(reason));
+  });
   const runModel = options.model
     ? openRunModel(options.model, {
         runId,
         now: () => clock.now(),
         sequence: () => clock.sequence(),
         incarnation: () => log.incarnation ?? 0,
-        onCall: (call) => modelCalls.push(call),
+        onCall: (call) => {
+          modelCalls.push(call);
+          spendCap.add(call.costUsd);
+        },
       })
     : undefined;
+  const agentModel = runModel ? spendCap.wrap(runModel.model) : undefined;
   const scripted = new ScriptedOperator(scenario.operator, world, clock, scenario.contract);
   const operator = injector.operator(scripted);
   // Approvals as tools, for agents without the operator channel: the same operator, faults and all.
@@ -476,7 +491,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       storePath,
       signal: life.signal,
       operator,
-      ...(runModel ? { model: runModel.model, modelSettings: runModel.settings } : {}),
+      ...(runModel && agentModel ? { model: agentModel, modelSettings: runModel.settings } : {}),
       probe: (probe, info) => {
         const crash = injector.crashAt(probe, info);
         if (!crash) return undefined;
@@ -567,6 +582,14 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     break;
   }
   unsubscribe();
+  // The engine stopped the run on its spend: that is its ending, whatever the agent made of it.
+  if (spendCap.stopped !== undefined && outcome.state !== 'stopped')
+    outcome = {
+      state: 'stopped',
+      stopReason: 'budget-exhausted',
+      detail: spendCap.stopped,
+      hung: false,
+    };
 
   // A fault the agent never reached tests nothing. The reference runtime and its mutants (the
   // agents that report faultline's probes) are held to the library's plans, and the recovery
@@ -599,7 +622,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     withinBudgets:
       sent.length <= budgets.toolCalls &&
       sent.filter((c) => target.writeTools.has(c.tool)).length <= budgets.externalWrites &&
-      (budgets.costUsd === 0 || spentUsd <= budgets.costUsd),
+      (budgets.costUsd === 0 || Math.max(spentUsd, spendCap.spentUsd) <= budgets.costUsd),
   };
   const trajectory: Trajectory = {
     format: 'faultline-trajectory',
@@ -657,7 +680,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     worldStart,
     ended.withinBudgets,
   );
-  return { trajectory, storePath, asExpected: mismatches.length === 0, mismatches };
+  // The run's key never leaves the run, whatever the model or the agent echoed of it.
+  return {
+    trajectory: scrubKey(options.model, trajectory),
+    storePath,
+    asExpected: mismatches.length === 0,
+    mismatches: scrubKey(options.model, mismatches),
+  };
 }
 
 /** Watches one incarnation for a hang: gone quiet for good, or out of the trial's wall time. */

@@ -11,6 +11,8 @@ import { ZOO } from '../../scenarios/agents/zoo.js';
 import { chooseAgent, resolveAgent } from '../agent-source.js';
 import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
+import { MODEL_OPTIONS, modelSetupFromFlags } from '../model-options.js';
+import { costEstimateLine, maxCostOf } from '../model-cost.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { runSuite } from '../run-suite.js';
 import { UsageError } from '../usage-error.js';
@@ -49,6 +51,18 @@ Options:
   --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
   --regressions DIR    regression files to include (default: regressions/, if it exists)
   --config FILE        configuration (default: faultline.config.ts, if it exists)
+  --model PROVIDER:MODEL
+                       the model of an agent that calls one (tool-loop, model-planner):
+                       openai:…, anthropic:…, or a provider of the config's models.providers
+                       (keys from the environment only: OPENAI_API_KEY, ANTHROPIC_API_KEY, or
+                       the provider's apiKeyEnv)
+  --prompt FILE        the agent's system prompt (default: its own, in prompts/)
+  --temperature T      sampling temperature, 0 to 2
+  --model-seed N       the seed sent to the provider (where it supports one)
+  --record-model DIR   write every model call to cassettes in DIR
+  --replay-model DIR   answer every model call from cassettes in DIR (no key needed)
+  --max-cost USD       stop the suite once the model spend of its finished runs passes USD
+                       (needs the model's models.prices; finished runs are kept for --resume)
   -h, --help           show this help
 
 Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
@@ -80,6 +94,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       scenarios: { type: 'string', multiple: true },
       regressions: { type: 'string' },
       config: { type: 'string' },
+      ...MODEL_OPTIONS,
+      'max-cost': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -100,6 +116,13 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   );
   // Loaded and checked now (a factory called once), before anything is written.
   const agent = await resolveAgent(agentSource);
+  const model = modelSetupFromFlags(
+    values,
+    loaded,
+    { name: agent.name, callsModel: (await agent.create()).exposes?.model === true },
+    { configFile: file },
+  );
+  const maxCostUsd = maxCostOf(values['max-cost'], model);
   const mode = values.mode ?? config.mode;
   if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
@@ -155,12 +178,21 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       ...(seed === undefined ? {} : { seed }),
       scenarioFiles: [...(config.scenarios ?? []), ...(values.scenarios ?? [])],
       regressions: regressions ?? 'regressions',
+      ...(model === undefined ? {} : { model }),
     },
     {
       out,
       workers,
       ...(values.shard === undefined ? {} : { shard: values.shard }),
       resume: values.resume,
+      ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+      ...(model === undefined
+        ? {}
+        : {
+            beforeRuns: (todo: number) => {
+              io.out(costEstimateLine(model, todo, out));
+            },
+          }),
       onResult: (result, done, total) => {
         if (!runPassed(result)) failing++;
         const line = `[${done}/${total}] ${runPassed(result) ? 'ok  ' : 'FAIL'} ${result.scenarioId} / ${result.faultPlanId}${result.trial > 0 ? ` #${result.trial}` : ''} → ${result.state} (${formatDuration(result.figures.virtualMs)} virtual)`;
@@ -178,6 +210,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     );
 
   const { results } = suite;
+  if (suite.stopped !== undefined) {
+    io.out(suite.stopped);
+    return 1;
+  }
   const k = Math.max(1, trials);
   const trajectory = (r: RunResult): unknown => {
     try {

@@ -225,6 +225,11 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
         shard: null,
         scenarios: scenarioFiles.map((f) => resolve(f)),
         regressions: '',
+        // A served agent brings its own model, out of faultline's sight.
+        model: null,
+        promptHash: null,
+        temperature: null,
+        modelSeed: null,
       },
       false,
     );

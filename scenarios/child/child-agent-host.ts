@@ -76,6 +76,8 @@ export interface ChildModeOptions {
   module?: string | undefined;
   /** Faults not applicable to the agent (plan indices): they never fire, so they never clash. */
   skipped?: ReadonlySet<number>;
+  /** The run gives the agent a model (`--model`): its calls would not reach the parent's meter. */
+  model?: boolean;
 }
 
 /**
@@ -99,6 +101,12 @@ export function checkChildMode(
       );
     }
   });
+  // The child would have to rebuild run.model and forward each metered call over the link;
+  // until it does, a crash there would lose the model's calls from the trajectory.
+  if (options.model === true)
+    issues.push(
+      `agent "${agent.name}" is given a model, and a child-process crash cannot carry one yet (the child would call the model unmetered); use mode "in-process" for this plan`,
+    );
   const reference = agent instanceof ReferenceAgent ? agent : undefined;
   if (!reference && options.module === undefined) {
     issues.push(

@@ -227,6 +227,10 @@ describe('a commit a kill interrupted', () => {
       shard: null,
       scenarios: [],
       regressions: join(out, 'regressions'),
+      model: null,
+      promptHash: null,
+      temperature: null,
+      modelSeed: null,
     };
     const old = record('refunds/partial-refund');
     const lock = FolderLock.take(out, 'run');
