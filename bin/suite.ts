@@ -222,9 +222,9 @@ export async function suiteSelection(
 
 /**
  * Refuses, before anything is written, a case that could only fail for a reason of its input:
- * a fault plan that cannot apply to its scenario as run (in `--mode`, with this agent), or an
- * agent that calls a model given none (`--model`). The engine checks the same when a case
- * starts, which is too late: earlier runs would be stored and the suite stopped halfway.
+ * a fault plan that cannot apply to its scenario as run (in `--mode`, with this agent). The
+ * engine checks the same when a case starts, which is too late: earlier runs would be
+ * stored and the suite stopped halfway.
  */
 export async function checkCases(
   cases: readonly SuiteCase[],
@@ -232,11 +232,6 @@ export async function checkCases(
   model?: ModelSetup,
 ): Promise<void> {
   const agent = await (await agentFrom(chosen)).create();
-  // Every run would fail the same way: say it once, before anything is written.
-  if (agent.exposes?.model === true && model === undefined)
-    throw new UsageError(
-      `--agent ${agent.name} calls a model: give it one with --model PROVIDER:MODEL (the key is read from the environment)`,
-    );
   const worlds = new Map<string, World<unknown>>();
   for (const c of cases) {
     if (c.trial > 0) continue;

@@ -12,11 +12,7 @@ describe('faultline run --agent tool-loop', () => {
   it('without --model: one line that says how to give it a model, nothing written', () => {
     const out = join(dir, 'out');
     const ran = faultline(['run', 'refunds/partial-refund', '--agent', 'tool-loop', '--out', out]);
-    expectInputError(
-      ran,
-      /--agent tool-loop calls a model: give it one with --model PROVIDER:MODEL/,
-      'run',
-    );
+    expectInputError(ran, /tool-loop calls a model: give one with --model PROVIDER:MODEL/, 'run');
     expect(readdirSync(dir)).toEqual([]);
   });
 });
