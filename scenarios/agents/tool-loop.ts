@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { worldTools } from '../../adapters/ai-sdk.js';
+import type { PromptFile } from '../../models/model-setup.js';
+import { promptHash } from '../../models/prompt-file.js';
 import { FaultlineError } from '../../runtime/errors.js';
 import type { AgentReport, AgentRun, AgentUnderTest } from '../agent.js';
 
@@ -10,26 +12,37 @@ const PROMPT_CANDIDATES = ['../../prompts/tool-loop.md', '../../../prompts/tool-
 /** The prefix the default prompt asks the model to open a refusal with. */
 const STOPPED = /^\s*STOPPED\s*:?\s*/i;
 
-let defaultPrompt: string | undefined;
+let defaultPrompt: PromptFile | undefined;
 
 /**
- * The default system prompt, `prompts/tool-loop.md`, read once. Exported for tests and for
- * whoever shows which prompt a run used.
+ * The default system prompt, `prompts/tool-loop.md`, read once, with its content hash: what a
+ * run's record should name as its prompt version when no `--prompt` was given.
  */
-export function toolLoopDefaultPrompt(): string {
+export function toolLoopPromptFile(): PromptFile {
   if (defaultPrompt !== undefined) return defaultPrompt;
   for (const candidate of PROMPT_CANDIDATES) {
+    let bytes: Buffer;
     try {
-      defaultPrompt = readFileSync(new URL(candidate, import.meta.url), 'utf8');
-      return defaultPrompt;
+      bytes = readFileSync(new URL(candidate, import.meta.url));
     } catch {
-      // Not at this depth: the other layout (source or dist) has it.
+      continue; // Not at this depth: the other layout (source or dist) has it.
     }
+    defaultPrompt = {
+      path: 'prompts/tool-loop.md',
+      text: bytes.toString('utf8'),
+      hash: promptHash(bytes),
+    };
+    return defaultPrompt;
   }
   throw new FaultlineError(
     'not-found',
     'tool-loop: its default prompt prompts/tool-loop.md is missing from the package; pass one with --prompt FILE',
   );
+}
+
+/** The default system prompt's text (see {@link toolLoopPromptFile}). */
+export function toolLoopDefaultPrompt(): string {
+  return toolLoopPromptFile().text;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ModelSetup } from '../../../models/model-setup.js';
@@ -6,6 +7,7 @@ import {
   ToolLoopAgent,
   toolLoopDefaultPrompt,
   toolLoopFirstMessage,
+  toolLoopPromptFile,
 } from '../../../scenarios/agents/tool-loop.js';
 import { runTrial } from '../../../scenarios/engine.js';
 import { partialRefund } from '../../../scenarios/library/refunds/partial-refund.js';
@@ -124,5 +126,15 @@ describe('tool-loop logic (the SDK mock model)', () => {
     });
     expect(trajectory.calls).toEqual([]);
     expect(JSON.stringify(trajectory.outcome)).toContain('--model PROVIDER:MODEL');
+  });
+
+  it('names its default prompt by the hash of prompts/tool-loop.md', () => {
+    const bytes = readFileSync(new URL('../../../prompts/tool-loop.md', import.meta.url));
+    const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+    expect(toolLoopPromptFile()).toEqual({
+      path: 'prompts/tool-loop.md',
+      text: bytes.toString('utf8'),
+      hash: `sha256:${hash}`,
+    });
   });
 });
