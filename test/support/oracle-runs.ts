@@ -1,4 +1,5 @@
 import { runCase, type SuiteCase } from '../../bin/suite.js';
+import type { ModelSetup } from '../../models/model-setup.js';
 import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import type { RunResult } from '../../reports/results.js';
 import type { Scenario } from '../../scenarios/scenario.js';
@@ -53,8 +54,16 @@ export class OracleServer {
  */
 export async function runWithOracle(
   server: OracleServer,
-  options: { agent: string; scenario: Scenario; plan?: FaultPlan; outDir: string },
+  options: {
+    agent: string;
+    scenario: Scenario;
+    plan?: FaultPlan;
+    outDir: string;
+    /** The model setup (default: {@link ORACLE_MODEL}, OpenAI's API). */
+    model?: ModelSetup;
+  },
 ): Promise<OracleRun> {
+  const model = options.model ?? ORACLE_MODEL;
   const { scenario, agent } = options;
   const faultPlan = options.plan ?? NO_FAULTS;
   const c: SuiteCase = {
@@ -65,10 +74,10 @@ export async function runWithOracle(
     trial: 0,
     seed: scenario.world.seed,
     mode: scenario.contract.autonomy,
-    replay: `npx faultline run ${scenario.id} --plan ${faultPlan.id} --agent ${agent} --model ${ORACLE_MODEL.spec}`,
+    replay: `npx faultline run ${scenario.id} --plan ${faultPlan.id} --agent ${agent} --model ${model.spec}`,
   };
   server.take();
-  const { result, trajectory } = await runCase(c, agent, options.outDir, ORACLE_MODEL);
+  const { result, trajectory } = await runCase(c, agent, options.outDir, model);
   return { result, trajectory, requests: server.take() };
 }
 

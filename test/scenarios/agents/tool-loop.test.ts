@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullRefund } from '../../../scenarios/library/refunds/full-refund.js';
 import { partialRefund } from '../../../scenarios/library/refunds/partial-refund.js';
 import { plan, tmpOut } from '../../support/trial-harness.js';
+import { ORACLE_MODEL } from '../../support/oracle.js';
+import { ANTHROPIC_BASE_URL } from '../../support/provider-server.js';
 import { findingCodes, OracleServer, runWithOracle } from '../../support/oracle-runs.js';
 
 const out = tmpOut();
@@ -125,5 +127,26 @@ describe('tool-loop, driven by the oracle over the OpenAI API', () => {
     expect(run.trajectory.modelCalls).toHaveLength(run.requests.length);
     expect(run.result.figures.inputTokens).toBeGreaterThan(0);
     expect(run.result.figures.modelCalls).toBe(run.requests.length);
+  });
+
+  it('shows the same flaw over the Anthropic Messages API', async () => {
+    const lostAck = partialRefund.faultPlans.find((p) => p.id === 'refund-ack-lost')!;
+    const run = await runWithOracle(oracle, {
+      agent: 'tool-loop',
+      scenario: partialRefund,
+      plan: lostAck,
+      outDir: out,
+      model: {
+        ...ORACLE_MODEL,
+        spec: 'anthropic:claude-test',
+        provider: 'anthropic',
+        api: 'anthropic',
+        modelId: 'claude-test',
+        baseURL: ANTHROPIC_BASE_URL,
+      },
+    });
+    expect(run.requests.every((r) => r.provider === 'anthropic')).toBe(true);
+    expect(run.trajectory.calls.filter((c) => c.tool === 'issue_refund')).toHaveLength(2);
+    expect(findingCodes(run)).toContain('integrity:duplicate-effect');
   });
 });
