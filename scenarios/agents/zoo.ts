@@ -44,7 +44,7 @@ export const ZOO: readonly ZooEntry[] = [
   {
     name: 'tool-loop',
     description:
-      'a model calling the world\'s tools in an AI SDK loop: transcript in memory, nothing durable (needs --model)',
+      "a model calling the world's tools in an AI SDK loop: transcript in memory, nothing durable (needs --model)",
     create: () => new ToolLoopAgent(),
   },
   ...Object.entries(MUTANTS).map(([name, safeguard]) => ({
