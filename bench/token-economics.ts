@@ -19,12 +19,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCase } from '../bin/suite.js';
+import { runCase, type SuiteCase } from '../bin/suite.js';
 import { NO_FAULTS } from '../faults/catalog.js';
 import { chatRequestTokens, type ChatRequestLike } from '../models/token-count.js';
 import { nightlySync } from '../scenarios/library/cmdb/nightly-sync.js';
+import { zooAgent } from '../scenarios/agents/zoo.js';
 import { defineScenario, type Scenario } from '../scenarios/scenario.js';
-import { o200k } from '../test/support/oracle.js';
+import { o200k, ORACLE_KEY_ENV, ORACLE_MODEL } from '../test/support/oracle.js';
+import { startProviderServer, type Respond } from '../test/support/provider-server.js';
 import { OracleServer, runWithOracle, type OracleRun } from '../test/support/oracle-runs.js';
 
 /** One agent's run, in tokens. */
@@ -73,13 +75,72 @@ function figuresOf(agent: string, note: string, run: OracleRun): TokenFigures {
   };
 }
 
+/** Where the model-planner slice keeps its scripted provider (not in every tree yet). */
+const PLANNER_ORACLE = '../test/support/planner-oracle.js';
+
 /**
- * SLOT — model-planner (another slice's agent): run `zooAgent('model-planner')` on the same
- * provider server, answered by its planner oracle (`plannerOracle(scenario.blueprint)`) beside
- * this oracle, and return `figuresOf('model-planner', …)`. Until then it is not measured.
+ * SLOT — model-planner (another slice's agent): measured when the zoo has `model-planner` and
+ * the tree has its planner oracle (`plannerOracle(blueprint): Respond`, test/support), on a
+ * provider server of its own; otherwise not measured. Input tokens on the request bodies as
+ * sent, output tokens on the replies, both with o200k_base.
  */
-function measureModelPlanner(): Promise<TokenFigures | undefined> {
-  return Promise.resolve(undefined);
+async function measureModelPlanner(
+  scenario: Scenario,
+  outDir: string,
+): Promise<TokenFigures | undefined> {
+  if (!zooAgent('model-planner')) return undefined;
+  let plannerOracle: ((blueprint: Scenario['blueprint']) => Respond) | undefined;
+  try {
+    ({ plannerOracle } = (await import(PLANNER_ORACLE)) as {
+      plannerOracle: (blueprint: Scenario['blueprint']) => Respond;
+    });
+  } catch {
+    return undefined;
+  }
+  const encoder = o200k();
+  const provider = startProviderServer(plannerOracle(scenario.blueprint));
+  process.env[ORACLE_KEY_ENV] = 'sk-oracle-bench';
+  try {
+    const { result, trajectory } = await runCase(
+      caseOf(scenario, 'model-planner'),
+      'model-planner',
+      outDir,
+      ORACLE_MODEL,
+    );
+    return {
+      agent: 'model-planner',
+      note: 'bounded working context per step',
+      worldCalls: trajectory.calls.length,
+      modelCalls: provider.calls.length,
+      inputTokens: provider.calls.reduce(
+        (sum, c) => sum + chatRequestTokens(c.request.body as unknown as ChatRequestLike, encoder),
+        0,
+      ),
+      outputTokens: provider.calls.reduce(
+        (sum, c) =>
+          sum + ('text' in c.answer && c.answer.text ? encoder.encode(c.answer.text).length : 0),
+        0,
+      ),
+      pass: result.pass,
+    };
+  } finally {
+    provider.close();
+    Reflect.deleteProperty(process.env, ORACLE_KEY_ENV);
+  }
+}
+
+/** The fault-free case of a scenario for an agent, as the suite makes it. */
+function caseOf(scenario: Scenario, agent: string): SuiteCase {
+  return {
+    index: 0,
+    id: `${agent}|${scenario.contract.autonomy}|${scenario.id}|none|0`,
+    scenario,
+    faultPlan: NO_FAULTS,
+    trial: 0,
+    seed: scenario.world.seed,
+    mode: scenario.contract.autonomy,
+    replay: '',
+  };
 }
 
 /**
@@ -129,21 +190,10 @@ export async function benchTokenEconomics(): Promise<TokenEconomics> {
       scenario: approvedAtOnce,
       outDir,
     });
-    const planner = await measureModelPlanner();
-    const reference = await runCase(
-      {
-        index: 0,
-        id: `reference|bounded|${scenario.id}|none|0`,
-        scenario,
-        faultPlan: NO_FAULTS,
-        trial: 0,
-        seed: scenario.world.seed,
-        mode: scenario.contract.autonomy,
-        replay: '',
-      },
-      'reference',
-      outDir,
-    );
+    // One msw server at a time: the tool-loop oracle's is stopped before the planner's starts.
+    server.stop();
+    const planner = await measureModelPlanner(scenario, outDir);
+    const reference = await runCase(caseOf(scenario, 'reference'), 'reference', outDir);
     const runs: TokenFigures[] = [
       figuresOf('tool-loop', 'whole transcript every turn', chat),
       figuresOf('tool-loop', 'the same, approval answered at once (no polling turns)', quick),
@@ -206,7 +256,7 @@ function print(
     );
   if (!plannerMeasured)
     console.log(
-      '  model-planner  — not measured: SLOT, the agent is not in this tree yet (see measureModelPlanner)',
+      '  model-planner  — not measured: SLOT, no model-planner in the zoo or no planner oracle in this tree (see measureModelPlanner)',
     );
   console.log(
     row([

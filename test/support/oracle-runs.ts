@@ -34,8 +34,11 @@ export class OracleServer {
     this.provider = startProviderServer(oracleRespond(this.options));
   }
 
+  /** Closes the server (again: nothing) and forgets the key. */
   stop(): void {
     this.provider?.close();
+    this.provider = undefined;
+    this.taken = 0;
     Reflect.deleteProperty(process.env, ORACLE_KEY_ENV);
   }
 
