@@ -94,6 +94,35 @@ export default tseslint.config(
     },
   },
   {
+    // The zoo's model-driven agents are AI SDK agents: `ai` is a dependency since models came
+    // into the loop, and they take the world's tools from its adapter. LangGraph stays out.
+    files: ['scenarios/agents/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/adapters/*',
+                '**/adapters/**',
+                '!**/adapters/ai-sdk.js',
+                '**/examples/*',
+                '**/examples/**',
+              ],
+              message:
+                'the zoo may import only the AI SDK adapter of adapters/, and no examples/ (see DESIGN.md, Layout).',
+            },
+            {
+              group: ['@langchain/*'],
+              message: 'only adapters/ and examples/ may import LangGraph.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

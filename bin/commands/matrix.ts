@@ -61,7 +61,9 @@ export async function matrixCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   checkOutputFolder(values.out, '--out');
-  const names = values.agent ?? ZOO.map((a) => a.name);
+  // A model-driven agent needs a model the matrix does not give: named with --agent only.
+  const names =
+    values.agent ?? ZOO.filter((a) => a.create().exposes?.model !== true).map((a) => a.name);
   const config = await loadConfig(undefined);
   const configured = { file: configFile(), agents: config.agents };
   const agents: MatrixAgent[] = [];

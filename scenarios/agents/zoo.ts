@@ -3,6 +3,7 @@ import type { AgentUnderTest } from '../agent.js';
 import { NaiveChatLoopAgent } from './naive-chat-loop.js';
 import { modelPlannerAgent } from './model-planner.js';
 import { ReferenceAgent, type ReferenceAgentOptions } from './reference.js';
+import { ToolLoopAgent } from './tool-loop.js';
 
 /** Each mutant is the reference runtime with exactly one safeguard switched off. */
 export const MUTANTS: Readonly<Record<string, Safeguard>> = {
@@ -53,6 +54,12 @@ export const ZOO: readonly ZooEntry[] = [
       'the reference runtime with a model as its planner, given no blueprint: the model writes the plan (needs --model)',
     create: (options) =>
       modelPlannerAgent('model-planner-objective', { ...options, planning: 'objective' }),
+  },
+  {
+    name: 'tool-loop',
+    description:
+      "a model calling the world's tools in an AI SDK loop: transcript in memory, nothing durable (needs --model)",
+    create: () => new ToolLoopAgent(),
   },
   ...Object.entries(MUTANTS).map(([name, safeguard]) => ({
     name,

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import { worldTools } from '../../adapters/ai-sdk.js';
+import type { PromptFile } from '../../models/model-setup.js';
+import { promptHash } from '../../models/prompt-file.js';
+import { FaultlineError } from '../../runtime/errors.js';
+import type { AgentReport, AgentRun, AgentUnderTest } from '../agent.js';
+
+/** Where the default system prompt lives: `prompts/` at the package root, from source or `dist/`. */
+const PROMPT_CANDIDATES = ['../../prompts/tool-loop.md', '../../../prompts/tool-loop.md'];
+
+/** The prefix the default prompt asks the model to open a refusal with. */
+const STOPPED = /^\s*STOPPED\s*:?\s*/i;
+
+let defaultPrompt: PromptFile | undefined;
+
+/**
+ * The default system prompt, `prompts/tool-loop.md`, read once, with its content hash: what a
+ * run's record should name as its prompt version when no `--prompt` was given.
+ */
+export function toolLoopPromptFile(): PromptFile {
+  if (defaultPrompt !== undefined) return defaultPrompt;
+  for (const candidate of PROMPT_CANDIDATES) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(new URL(candidate, import.meta.url));
+    } catch {
+      continue; // Not at this depth: the other layout (source or dist) has it.
+    }
+    defaultPrompt = {
+      path: 'prompts/tool-loop.md',
+      text: bytes.toString('utf8'),
+      hash: promptHash(bytes),
+    };
+    return defaultPrompt;
+  }
+  throw new FaultlineError(
+    'not-found',
+    'tool-loop: its default prompt prompts/tool-loop.md is missing from the package; pass one with --prompt FILE',
+  );
+}
+
+/** The default system prompt's text (see {@link toolLoopPromptFile}). */
+export function toolLoopDefaultPrompt(): string {
+  return toolLoopPromptFile().text;
+}
+
+/**
+ * The first user message: the objective, and the input as JSON. Nothing of faultline's own
+ * vocabulary (contract, blueprint, operations) — an ordinary team's agent is told the job.
+ */
+export function toolLoopFirstMessage(run: Pick<AgentRun, 'objective' | 'input'>): string {
+  return `Objective: ${run.objective}\n\nInput (JSON): ${JSON.stringify(run.input)}`;
+}
+
+/**
+ * The ordinary agent many teams ship: `generateText` from the AI SDK with the world's tools
+ * given directly, in a loop until the model answers in text or the step cap is reached. The
+ * transcript lives in memory and nothing is durable, so after a crash it starts over from the
+ * objective (it has no `resume`). It sends an idempotency key or an approval token only when
+ * the model put one in a tool's arguments. It is the baseline whose failures under faults —
+ * a write sent again after its acknowledgement was lost, a confirmed write redone after a
+ * crash — faultline exists to show.
+ *
+ * Its step cap is the contract's tool-call budget plus one for the final answer (the only
+ * thing it takes from the contract, as a team would size its loop). The system prompt is
+ * `run.modelSettings.system` (`--prompt FILE`) or `prompts/tool-loop.md`.
+ *
+ * @example
+ * ```ts
+ * const agent = new ToolLoopAgent();
+ * await runScenario(partialRefund, { agent, model: setup, outDir });
+ * ```
+ */
+export class ToolLoopAgent implements AgentUnderTest {
+  readonly name = 'tool-loop';
+  readonly exposes = { model: true } as const;
+  /** The transcript of the current incarnation: in memory, lost with it. */
+  messages: ModelMessage[] = [];
+  private incarnation: AbortController | undefined;
+
+  async start(run: AgentRun): Promise<AgentReport> {
+    const { model } = run;
+    if (!model) {
+      throw new FaultlineError(
+        'invalid-input',
+        'tool-loop needs a model: run it with --model PROVIDER:MODEL (or give the run a language model)',
+      );
+    }
+    this.incarnation = new AbortController();
+    const abortSignal = AbortSignal.any([run.signal, this.incarnation.signal]);
+    const settings = run.modelSettings ?? {};
+    const tools = await worldTools(run.client);
+    this.messages = [{ role: 'user', content: toolLoopFirstMessage(run) }];
+    let result: Awaited<ReturnType<typeof generateText>>;
+    try {
+      result = await generateText({
+        model,
+        tools,
+        system: settings.system ?? toolLoopDefaultPrompt(),
+        messages: this.messages,
+        stopWhen: stepCountIs(run.contract.budgets.toolCalls + 1),
+        abortSignal,
+        ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+        ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+      });
+    } catch (error) {
+      return {
+        status: 'stopped',
+        reason: abortSignal.aborted ? 'aborted' : 'model call failed',
+        detail: error instanceof Error ? error.message : String(error),
+      };
+    }
+    this.messages.push(...result.response.messages);
+    const last = result.steps.at(-1);
+    if (last?.finishReason === 'tool-calls')
+      return { status: 'stopped', reason: 'step limit reached', detail: result.text };
+    const text = result.text.trim();
+    if (STOPPED.test(text)) {
+      const why = text.replace(STOPPED, '').split('\n')[0]?.trim() ?? '';
+      return { status: 'stopped', reason: why || 'the model stopped', detail: text };
+    }
+    return { status: 'completed', detail: text };
+  }
+
+  /** A crash takes the transcript with it: the in-flight `generateText` is aborted. */
+  discard(): void {
+    this.incarnation?.abort(new Error('the incarnation crashed'));
+  }
+}
