@@ -102,7 +102,7 @@ describe('faultline run --record-model / --replay-model', () => {
     expect(withModelCassettes(openAiSetup({}), { record: missing })?.recordDir).toBe(missing);
   });
 
-  it('the command refuses a cassette flag without a model in one line, exit 2, nothing written', async () => {
+  it('the command refuses a cassette flag for an agent without a model in one line, exit 2, nothing written', async () => {
     const lines: string[] = [];
     const out = join(tempDir('cli'), 'out');
     const io = {
@@ -119,7 +119,7 @@ describe('faultline run --record-model / --replay-model', () => {
     );
     expect(code).toBe(2);
     expect(lines).toEqual([
-      'faultline run: --replay-model needs --model PROVIDER:MODEL (the model the cassettes are recorded with)',
+      'faultline run: --replay-model: agent reference does not call a model (it does not declare exposes.model); leave the model options out, or choose an agent that calls one (tool-loop, model-planner)',
     ]);
   });
 });

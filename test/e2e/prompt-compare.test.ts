@@ -142,7 +142,7 @@ const hashOf = (path: string): string =>
   `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 12)}`;
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-describe.skip('faultline compare: two prompt versions of tool-loop (model over msw)', () => {
+describe('faultline compare: two prompt versions of tool-loop (model over msw)', () => {
   let root = '';
   let provider: ProviderServer;
   const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };

@@ -107,7 +107,7 @@ describe('ModelPlanner', () => {
       failureClass: 'rate_limited',
       retryAfterMs: 30_000,
     });
-    expect((error as Error).message).toMatch(/^model planner call failed: /);
+    expect((error as Error).message).toMatch(/^model call failed \(rate_limited\): /);
 
     respond = () => ({ status: 503 });
     await expect(new ModelPlanner({ model: openai }).propose(context)).rejects.toMatchObject({
