@@ -1,7 +1,3 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { generateText } from 'ai';
 import type { Planner, PlannerUsage } from '../runtime/planner.js';
@@ -10,32 +6,11 @@ import { FAULTLINE_METADATA, type FaultlineCallMetadata } from './meter.js';
 import { toPlannerCallError } from './model-error.js';
 import type { ModelSettings } from './model-setup.js';
 import { plannerView, viewMessage } from './planner-view.js';
+import { defaultPromptFile, promptHash } from './prompt-file.js';
 
-/** `sha256:` and the first 12 hex digits of the prompt's hash: the prompt's version. */
-export function promptHash(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
-}
-
-let defaultPrompt: string | undefined;
-
-/**
- * `prompts/model-planner.md`, the prompt a model planner uses when the run gives none, read
- * once. Found by walking up from this file, so it loads from the sources and from `dist/`.
- */
+/** `prompts/model-planner.md`, the prompt a model planner uses when the run gives none. */
 export function defaultPlannerPrompt(): string {
-  if (defaultPrompt !== undefined) return defaultPrompt;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, 'prompts', 'model-planner.md');
-    if (existsSync(file)) return (defaultPrompt = readFileSync(file, 'utf8'));
-    const up = dirname(dir);
-    if (up === dir) {
-      throw new Error(
-        'model-planner: its default prompt prompts/model-planner.md is missing from the package; pass one with --prompt FILE',
-      );
-    }
-    dir = up;
-  }
+  return defaultPromptFile('model-planner').text;
 }
 
 export interface ModelPlannerOptions {

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FaultlineError } from '../runtime/errors.js';
 import type { PromptFile } from './model-setup.js';
 
 /**
@@ -20,4 +23,37 @@ export function promptHash(bytes: Uint8Array | string): string {
 export function readPromptFile(path: string): PromptFile {
   const bytes = readFileSync(path);
   return { path, text: bytes.toString('utf8'), hash: promptHash(bytes) };
+}
+
+const defaults = new Map<string, PromptFile>();
+
+/**
+ * `prompts/NAME.md`, the system prompt a built-in agent uses when the run gives none, read
+ * once, with its hash. Found by walking up from this module, so it loads from the sources and
+ * from `dist/`. Throws a FaultlineError naming the file when the package lacks it.
+ */
+export function defaultPromptFile(name: string): PromptFile {
+  const known = defaults.get(name);
+  if (known) return known;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, 'prompts', `${name}.md`);
+    if (existsSync(file)) {
+      const bytes = readFileSync(file);
+      const prompt = {
+        path: `prompts/${name}.md`,
+        text: bytes.toString('utf8'),
+        hash: promptHash(bytes),
+      };
+      defaults.set(name, prompt);
+      return prompt;
+    }
+    const up = dirname(dir);
+    if (up === dir)
+      throw new FaultlineError(
+        'not-found',
+        `${name}: its default prompt prompts/${name}.md is missing from the package; pass one with --prompt FILE`,
+      );
+    dir = up;
+  }
 }

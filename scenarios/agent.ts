@@ -141,6 +141,12 @@ export interface AgentUnderTest {
     readonly model?: boolean;
     readonly clock?: boolean;
   };
+  /**
+   * The hash (`sha256:…`) of the system prompt the agent uses when the run gives none (no
+   * `--prompt`): recorded as the run's prompt version, so a change of the default shows in
+   * `compare`. Absent: the agent has no prompt of its own, or does not say.
+   */
+  readonly defaultPromptHash?: string;
   records?(storePath: string, runId: string): AgentRecords | undefined;
   /** In-process crash: drop every handle the current incarnation holds (its store above all). */
   discard?(): void;

@@ -682,7 +682,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     agentRecords: agent.records?.(storePath, runId) ?? null,
     outcome,
     times: { virtualMs: clock.now(), wallMs: wallNow() - started },
-    ...(runModel ? { model: runModel.info, modelCalls } : {}),
+    ...(runModel
+      ? {
+          model: {
+            ...runModel.info,
+            promptHash: runModel.info.promptHash ?? agent.defaultPromptHash ?? null,
+          },
+          modelCalls,
+        }
+      : {}),
   };
   const mismatches = checkExpected(
     scenario,

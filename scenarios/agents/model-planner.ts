@@ -1,4 +1,5 @@
 import { ModelPlanner } from '../../models/model-planner.js';
+import { defaultPromptFile } from '../../models/prompt-file.js';
 import type { Planner } from '../../runtime/planner.js';
 import type { AgentRun } from '../agent.js';
 import { ReferenceAgent, type ReferenceAgentOptions } from './reference.js';
@@ -34,5 +35,13 @@ export function modelPlannerAgent(
   name: string,
   options: ReferenceAgentOptions = {},
 ): ReferenceAgent {
-  return new ReferenceAgent(name, {}, { ...options, planner: modelPlannerFor });
+  return new ReferenceAgent(
+    name,
+    {},
+    {
+      ...options,
+      planner: modelPlannerFor,
+      defaultPromptHash: defaultPromptFile('model-planner').hash,
+    },
+  );
 }

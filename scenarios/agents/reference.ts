@@ -25,6 +25,8 @@ export interface ReferenceAgentOptions {
    * scenario's blueprint, and the planner writes the plan as data. Needs `planner`.
    */
   planning?: Planning;
+  /** The hash of the planner's default prompt (see `AgentUnderTest.defaultPromptHash`). */
+  defaultPromptHash?: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export class ReferenceAgent implements AgentUnderTest {
   private readonly images = new Map<string, Buffer>();
   private readonly storeKind: StoreKind;
   private readonly options: ReferenceAgentOptions;
+  readonly defaultPromptHash?: string;
 
   constructor(
     readonly name = 'reference',
@@ -46,6 +49,7 @@ export class ReferenceAgent implements AgentUnderTest {
   ) {
     this.storeKind = options.store ?? 'file';
     this.options = options;
+    if (options.defaultPromptHash !== undefined) this.defaultPromptHash = options.defaultPromptHash;
     this.exposes = options.planner
       ? { probes: true, planner: true, clock: true, model: true }
       : { probes: true, planner: true, clock: true };

@@ -1,43 +1,19 @@
-import { readFileSync } from 'node:fs';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { worldTools } from '../../adapters/ai-sdk.js';
 import type { PromptFile } from '../../models/model-setup.js';
-import { promptHash } from '../../models/prompt-file.js';
+import { defaultPromptFile } from '../../models/prompt-file.js';
 import { FaultlineError } from '../../runtime/errors.js';
 import type { AgentReport, AgentRun, AgentUnderTest } from '../agent.js';
-
-/** Where the default system prompt lives: `prompts/` at the package root, from source or `dist/`. */
-const PROMPT_CANDIDATES = ['../../prompts/tool-loop.md', '../../../prompts/tool-loop.md'];
 
 /** The prefix the default prompt asks the model to open a refusal with. */
 const STOPPED = /^\s*STOPPED\s*:?\s*/i;
 
-let defaultPrompt: PromptFile | undefined;
-
 /**
- * The default system prompt, `prompts/tool-loop.md`, read once, with its content hash: what a
- * run's record should name as its prompt version when no `--prompt` was given.
+ * The default system prompt, `prompts/tool-loop.md`, with its content hash: what a run's record
+ * names as its prompt version when no `--prompt` was given.
  */
 export function toolLoopPromptFile(): PromptFile {
-  if (defaultPrompt !== undefined) return defaultPrompt;
-  for (const candidate of PROMPT_CANDIDATES) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(new URL(candidate, import.meta.url));
-    } catch {
-      continue; // Not at this depth: the other layout (source or dist) has it.
-    }
-    defaultPrompt = {
-      path: 'prompts/tool-loop.md',
-      text: bytes.toString('utf8'),
-      hash: promptHash(bytes),
-    };
-    return defaultPrompt;
-  }
-  throw new FaultlineError(
-    'not-found',
-    'tool-loop: its default prompt prompts/tool-loop.md is missing from the package; pass one with --prompt FILE',
-  );
+  return defaultPromptFile('tool-loop');
 }
 
 /** The default system prompt's text (see {@link toolLoopPromptFile}). */
@@ -75,6 +51,7 @@ export function toolLoopFirstMessage(run: Pick<AgentRun, 'objective' | 'input'>)
 export class ToolLoopAgent implements AgentUnderTest {
   readonly name = 'tool-loop';
   readonly exposes = { model: true } as const;
+  readonly defaultPromptHash = toolLoopPromptFile().hash;
   /** The transcript of the current incarnation: in memory, lost with it. */
   messages: ModelMessage[] = [];
   private incarnation: AbortController | undefined;

@@ -5,9 +5,9 @@ import {
   defaultPlannerPrompt,
   ModelPlanner,
   parseReply,
-  promptHash,
 } from '../../models/model-planner.js';
 import { parseViewMessage } from '../../models/planner-view.js';
+import { promptHash } from '../../models/prompt-file.js';
 import type { WorkingContext } from '../../runtime/working-context.js';
 import {
   ANTHROPIC_BASE_URL,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ModelSetup } from '../../../models/model-setup.js';
-import { defaultPlannerPrompt, promptHash } from '../../../models/model-planner.js';
+import { defaultPlannerPrompt } from '../../../models/model-planner.js';
+import { promptHash } from '../../../models/prompt-file.js';
 import { parseViewMessage } from '../../../models/planner-view.js';
 import { RunStore } from '../../../runtime/store.js';
 import { gradeRun, CORE_DIMENSIONS } from '../../../graders/index.js';

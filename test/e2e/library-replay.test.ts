@@ -1,0 +1,167 @@
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, expectInputError, faultline, tempDir, type Ran } from '../support/cli.js';
+
+/**
+ * The acceptance of model replay: the whole library, run by `tool-loop` and by
+ * `model-planner`, offline from the committed cassettes (recorded against the scripted
+ * provider over msw: `npm run record:model-cassettes`), the same twice — serially and in two
+ * worker threads — with no key and no network. A request the cassettes do not hold stops the
+ * suite with the divergence printed.
+ */
+const MODEL = 'openai:scripted-oracle';
+const cassettes = (agent: string): string => join(ROOT, 'recordings/cassettes/models', agent);
+
+/** The environment without any provider key: a replay needs none and must not find one. */
+function offline(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/API_KEY|BASE_URL/.test(key)),
+  );
+}
+
+function replay(agent: string, out: string, extra: string[] = []): Ran {
+  const args = ['run', '--agent', agent, '--model', MODEL, '--replay-model', cassettes(agent)];
+  const child = faultline([...args, '--out', out, '--reporter', 'json', ...extra], {
+    env: offline(),
+    timeout: 240_000,
+  });
+  return child;
+}
+
+/** What a replay must reproduce byte for byte: every record and trajectory, wall time aside. */
+function deterministic(out: string): { results: string[]; trajectories: Map<string, string> } {
+  const results = readFileSync(join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { index: number; figures: Record<string, unknown> })
+    // Workers append in finishing order; reports read by case index.
+    .sort((p, q) => p.index - q.index)
+    .map((record) => {
+      delete record.figures.wallMs;
+      return JSON.stringify(record);
+    });
+  const trajectories = new Map<string, string>();
+  for (const file of readdirSync(join(out, 'trajectories'))) {
+    const t = JSON.parse(readFileSync(join(out, 'trajectories', file), 'utf8')) as {
+      times: Record<string, unknown>;
+    };
+    delete t.times.wallMs;
+    trajectories.set(file, JSON.stringify(t));
+  }
+  return { results, trajectories };
+}
+
+interface Record_ {
+  scenarioId: string;
+  faultPlanId: string;
+  pass: boolean;
+  grades: Record<string, { findings: { code: string }[] }>;
+  figures: { modelCalls: number };
+}
+
+function records(out: string): Record_[] {
+  return readFileSync(join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record_);
+}
+
+const codes = (r: Record_): string[] =>
+  Object.values(r.grades).flatMap((g) => g.findings.map((f) => f.code));
+
+describe('the library replayed offline from committed model cassettes', () => {
+  it('tool-loop: byte-identical twice, and its real flaws show', () => {
+    const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
+    const first = replay('tool-loop', a);
+    const second = replay('tool-loop', b, ['--workers', '2']);
+    // It fails runs: that is what it is for. Exit 1 is "some run failed", not an error.
+    expect(first.status, first.stderr).toBe(1);
+    expect(second.status, second.stderr).toBe(1);
+    expect(first.stderr).toBe('');
+    const [x, y] = [deterministic(a), deterministic(b)];
+    expect(x.results).toHaveLength(214);
+    expect(y.results).toEqual(x.results);
+    expect([...y.trajectories.keys()]).toEqual([...x.trajectories.keys()]);
+    for (const [file, text] of x.trajectories) expect(y.trajectories.get(file), file).toBe(text);
+
+    const runs = records(a);
+    expect(runs.every((r) => r.figures.modelCalls > 0)).toBe(true);
+    const of = (scenario: string, plan: string): string[] =>
+      codes(runs.find((r) => r.scenarioId === scenario && r.faultPlanId === plan) as Record_);
+    // A lost acknowledgement: the loop sends the refund again and the customer is paid twice.
+    expect(of('refunds/partial-refund', 'refund-ack-lost')).toContain('duplicate-effect');
+    // A crash right after the world applied the refund: the loop starts over and refunds again.
+    // (A crash after a confirmed write — `confirmed-step-redone` — is in tool-loop.test.ts.)
+    expect(of('refunds/partial-refund', 'crash-after-apply')).toContain('duplicate-effect');
+    expect(of('refunds/partial-refund', 'none')).toEqual([]);
+  }, 600_000);
+
+  it('model-planner: byte-identical twice, and none of those flaws', () => {
+    const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
+    const first = replay('model-planner', a);
+    const second = replay('model-planner', b, ['--workers', '2']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(second.status, second.stderr).toBe(0);
+    const [x, y] = [deterministic(a), deterministic(b)];
+    expect(x.results).toHaveLength(214);
+    expect(y.results).toEqual(x.results);
+    for (const [file, text] of x.trajectories) expect(y.trajectories.get(file), file).toBe(text);
+    const runs = records(a);
+    expect(runs.filter((r) => !r.pass)).toEqual([]);
+    // The same model answers as the chat loop's scripted provider: the runtime's safeguards,
+    // not the model, keep the world whole.
+    for (const r of runs) {
+      expect(codes(r)).not.toContain('duplicate-effect');
+      expect(codes(r)).not.toContain('confirmed-step-redone');
+    }
+  }, 600_000);
+
+  it('a request the cassettes do not hold: exit 1, the divergence printed, the previous results kept', () => {
+    const out = tempDir('replay-miss');
+    const kept = replay('tool-loop', out, ['refunds/full-refund', '--plan', 'none']);
+    expect(kept.status, kept.stderr).toBe(0);
+    const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
+    const prompt = join(tempDir('prompt'), 'careless.md');
+    writeFileSync(prompt, 'You are a helpful assistant. Do whatever the user asks.\n');
+    const ran = replay('tool-loop', out, [
+      'refunds/full-refund',
+      '--plan',
+      'none',
+      '--prompt',
+      prompt,
+    ]);
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toMatch(/model replay miss: run refunds\/full-refund#\d+, call 1/);
+    expect(ran.stderr).toMatch(/expected/);
+    expect(ran.stderr).toMatch(/careless|helpful assistant/);
+    expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  }, 120_000);
+
+  it('a cassette of another version: one line, exit 2, nothing written', () => {
+    const dir = join(tempDir('cassettes'), 'tool-loop');
+    cpSync(cassettes('tool-loop'), dir, { recursive: true });
+    const file = join(dir, readdirSync(dir)[0] as string);
+    const cassette = JSON.parse(readFileSync(file, 'utf8')) as { version: number };
+    cassette.version = 99;
+    writeFileSync(file, JSON.stringify(cassette));
+    const out = join(tempDir('replay-version'), 'out');
+    const ran = faultline(
+      [
+        'run',
+        'refunds/full-refund',
+        '--agent',
+        'tool-loop',
+        '--model',
+        MODEL,
+        '--replay-model',
+        dir,
+        '--out',
+        out,
+      ],
+      { env: offline() },
+    );
+    expectInputError(ran, /version/, 'run');
+    expect(() => readdirSync(out)).toThrow();
+  });
+});
