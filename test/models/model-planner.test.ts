@@ -1,11 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  defaultPlannerPrompt,
-  ModelPlanner,
-  parseReply,
-} from '../../models/model-planner.js';
+import { defaultPlannerPrompt, ModelPlanner, parseReply } from '../../models/model-planner.js';
 import { parseViewMessage } from '../../models/planner-view.js';
 import { promptHash } from '../../models/prompt-file.js';
 import type { WorkingContext } from '../../runtime/working-context.js';
