@@ -120,21 +120,8 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
     } finally {
       writer.close();
     }
-    if (stopped !== undefined) {
-      results.sort((a, b) => a.index - b.index);
-      return {
-        results,
-        ran: count,
-        skipped: cases.length - todo.length,
-        cases,
-        discarded: pending.discarded,
-        notApplicable: selection.skipped,
-        stopped,
-      };
-    }
-    commitPendingSet(options.out);
     results.sort((a, b) => a.index - b.index);
-    return {
+    const run: SuiteRun = {
       results,
       ran: count,
       skipped: cases.length - todo.length,
@@ -142,6 +129,10 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
       discarded: pending.discarded,
       notApplicable: selection.skipped,
     };
+    // A suite stopped on its spend keeps its pending set for --resume: nothing is committed.
+    if (stopped !== undefined) return { ...run, stopped };
+    commitPendingSet(options.out);
+    return run;
   } finally {
     lock.release();
   }
