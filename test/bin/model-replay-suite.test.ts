@@ -5,7 +5,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../../bin/run-suite.js';
 import type { SuiteOptions } from '../../bin/suite.js';
 import { ModelReplayMissError } from '../../recordings/replay-model.js';
-import { main } from '../../bin/cli.js';
 import { withModelCassettes } from '../../bin/model-cassette-flags.js';
 import {
   KEY_ENV,
@@ -13,7 +12,7 @@ import {
   openAiSetup,
   SECRET_KEY,
 } from '../support/model-cassette-harness.js';
-import { tempDir } from '../support/cli.js';
+import { faultlineInProcess, tempDir } from '../support/cli.js';
 
 const server = setupServer();
 const AGENT = join(import.meta.dirname, '../fixtures/agents/prompt-agent.ts');
@@ -103,22 +102,18 @@ describe('faultline run --record-model / --replay-model', () => {
   });
 
   it('the command refuses a cassette flag for an agent without a model in one line, exit 2, nothing written', async () => {
-    const lines: string[] = [];
     const out = join(tempDir('cli'), 'out');
-    const io = {
-      out: (l: string) => lines.push(l),
-      err: (l: string) => lines.push(l),
-      progress: () => undefined,
-      progressDone: () => undefined,
-      color: false,
-      tty: false,
-    };
-    const code = await main(
-      ['run', 'refunds/partial-refund', '--replay-model', 'x', '--out', out],
-      io,
-    );
-    expect(code).toBe(2);
-    expect(lines).toEqual([
+    const ran = await faultlineInProcess([
+      'run',
+      'refunds/partial-refund',
+      '--replay-model',
+      'x',
+      '--out',
+      out,
+    ]);
+    expect(ran.status).toBe(2);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr.trimEnd().split('\n')).toEqual([
       'faultline run: --replay-model: agent reference does not call a model (it does not declare exposes.model); leave the model options out, or choose an agent that calls one (tool-loop, model-planner)',
     ]);
   });

@@ -9,9 +9,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../bin/cli.js';
-import type { Io } from '../../bin/io.js';
-import type { Ran } from '../support/cli.js';
+import { faultlineInProcess, type Ran } from '../support/cli.js';
 import {
   OPENAI_BASE_URL,
   startProviderServer,
@@ -22,20 +20,9 @@ const KEY = 'sk-faultline-cli-secret-0123456789';
 const AGENT = './test/fixtures/agents/model-tool-agent.ts';
 const saved = { ...process.env };
 
-/** Runs `faultline run` in process; what it printed and its exit code. */
-async function run(args: readonly string[]): Promise<Ran> {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    out: (t) => (stdout += `${t}\n`),
-    err: (t) => (stderr += `${t}\n`),
-    progress: () => undefined,
-    progressDone: () => undefined,
-    color: false,
-    tty: false,
-  };
-  const status = await main(['run', ...args], io);
-  return { status, stdout, stderr };
+/** Runs `faultline run` in process (msw sees its calls): what it printed and its exit code. */
+function run(args: readonly string[]): Promise<Ran> {
+  return faultlineInProcess(['run', ...args]);
 }
 
 function filesUnder(dir: string): string[] {

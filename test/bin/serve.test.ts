@@ -2,11 +2,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../bin/cli.js';
-import type { Io } from '../../bin/io.js';
 import { readResults, type RunResult } from '../../reports/results.js';
 import type { Trajectory } from '../../scenarios/trajectory.js';
-import { faultline, ROOT, tempDir, type Ran } from '../support/cli.js';
+import { faultline, faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
 
 const FAULTLINE = join(ROOT, 'bin/faultline.js');
 const CLIENT = join(ROOT, 'test/fixtures/mcp-client.js');
@@ -230,19 +228,8 @@ describe('faultline serve over Streamable HTTP', () => {
 
 describe('faultline serve: bad input', () => {
   /** Runs the command in process; what it printed and its exit code. */
-  async function serve(args: readonly string[]): Promise<Ran> {
-    let stdout = '';
-    let stderr = '';
-    const io: Io = {
-      out: (t) => (stdout += `${t}\n`),
-      err: (t) => (stderr += `${t}\n`),
-      progress: () => undefined,
-      progressDone: () => undefined,
-      color: false,
-      tty: false,
-    };
-    const status = await main(['serve', ...args], io);
-    return { status, stdout, stderr };
+  function serve(args: readonly string[]): Promise<Ran> {
+    return faultlineInProcess(['serve', ...args]);
   }
 
   it.each([

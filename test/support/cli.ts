@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { main } from '../../bin/cli.js';
+import type { Io } from '../../bin/io.js';
 
 /** The repository root: where the real command runs from, so relative paths in tests resolve. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -59,4 +61,27 @@ export function expectInputError(ran: Ran, pattern: RegExp, command?: string): v
   if (command !== undefined) expect(lines[0]).toMatch(new RegExp(`^faultline ${command}: `));
   expect(lines[0]).toMatch(pattern);
   expect(ran.status).toBe(2);
+}
+
+/**
+ * Runs the command in this process (`main` with a capturing Io): what it printed and its exit
+ * status. For tests that need msw to see the command's HTTP calls, which a spawned process
+ * would make out of its reach.
+ *
+ * @example
+ * const ran = await faultlineInProcess(['run', 'refunds/full-refund', '--out', dir]);
+ */
+export async function faultlineInProcess(args: readonly string[]): Promise<Ran> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    out: (t) => (stdout += `${t}\n`),
+    err: (t) => (stderr += `${t}\n`),
+    progress: () => undefined,
+    progressDone: () => undefined,
+    color: false,
+    tty: false,
+  };
+  const status = await main([...args], io);
+  return { status, stdout, stderr };
 }
