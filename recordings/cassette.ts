@@ -8,8 +8,13 @@ import { DEFAULT_REDACTION, redact, redactUrl, type RedactOptions } from './reda
 
 /** The `format` every cassette names, so a stray JSON file is refused rather than replayed. */
 export const CASSETTE_FORMAT = 'faultline-cassette';
-/** The one cassette version this code reads and writes; a later one is refused, never guessed at. */
-export const CASSETTE_VERSION = 1;
+/**
+ * The cassette version this code writes. Version 1 (no unanswered calls, no session) is still
+ * read; a later one is refused, never guessed at.
+ */
+export const CASSETTE_VERSION = 2;
+/** Every version this code reads. */
+export const CASSETTE_VERSIONS = [1, 2] as const;
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -56,6 +61,45 @@ export const httpBodySchema = z.union([
 ]);
 export type HttpBody = z.infer<typeof httpBodySchema>;
 
+/**
+ * The recorded session: who ran what under which contract, and how it ended, so a folder of
+ * cassettes is a suite that needs nothing else to replay. Written by `faultline record`.
+ */
+export const sessionSchema = z.strictObject({
+  /** The run id the session ran under; replay runs under the same id (idempotency keys derive from it). */
+  runId: z.string().min(1),
+  /**
+   * The scenario the agent was given, whole as JSON (`Scenario`: objective in its contract,
+   * blueprint, input, operator). Its `world` says what was live (for a live server, the
+   * scenario file's world); replay replaces it with this cassette.
+   */
+  scenario: jsonObject,
+  /** The fault plan the live side ran under when known (`faultline serve --plan`), else `none`. */
+  faultPlanId: z.string().min(1),
+  /** The autonomy mode the agent ran in. */
+  mode: z.string().min(1),
+  agent: z.strictObject({ name: z.string().min(1), version: z.string() }),
+  /** The agent's own account of how the session ended. */
+  outcome: z.strictObject({
+    state: z.string().min(1),
+    stopReason: z.string().nullable(),
+    detail: z.string().nullable(),
+  }),
+  /**
+   * Whether the recorded session did the job (`pass`), did it wrong (`fail`), or is not known
+   * (`null`). Replay judges outcome only on a `pass` recording: following it to its end, and
+   * ending as it ended, is success; anything else is not.
+   */
+  verdict: z.enum(['pass', 'fail']).nullable(),
+  /** Where the verdict came from (`--verdict`, a result set, …), for the reader. */
+  verdictSource: z.string().nullable(),
+  /** The model cassette of the session (relative to this file), when a model agent ran. */
+  modelCassette: z.string().nullable(),
+  /** The recording's wall time, ms: how long the session took live. */
+  wallMs: z.number().nonnegative(),
+});
+export type CassetteSession = z.infer<typeof sessionSchema>;
+
 const ordinals = {
   /** 1-based position in the recording. */
   step: z.number().int().min(1),
@@ -75,11 +119,20 @@ export const toolInteractionSchema = z
     meta: jsonObject.optional(),
     result: recordedResultSchema.optional(),
     error: recordedErrorSchema.optional(),
+    /**
+     * The call got no reply (a lost acknowledgement, a server that hung): how long the agent
+     * waited, in its clock's milliseconds, before it gave up (cancelled the request) or the
+     * session ended. Replay sends no reply to it either.
+     */
+    unanswered: z.strictObject({ waitedMs: z.number().nonnegative() }).optional(),
   })
-  .refine((i) => (i.result === undefined) !== (i.error === undefined), {
-    message: 'needs exactly one of result or error',
-    path: ['result'],
-  });
+  .refine(
+    (i) => [i.result, i.error, i.unanswered].filter((answer) => answer !== undefined).length === 1,
+    {
+      message: 'needs exactly one of result, error or unanswered',
+      path: ['result'],
+    },
+  );
 export type ToolInteraction = z.infer<typeof toolInteractionSchema>;
 
 export const httpInteractionSchema = z.object({
@@ -161,15 +214,17 @@ export const cassetteSchema = z
     format: z.literal(CASSETTE_FORMAT, {
       error: (issue) => `must be "${CASSETTE_FORMAT}" (got ${shown(issue.input)})`,
     }),
-    version: z.literal(CASSETTE_VERSION, {
+    version: z.literal(CASSETTE_VERSIONS, {
       error: (issue) =>
-        `must be ${CASSETTE_VERSION}, the only cassette version this faultline reads (got ${shown(issue.input)})`,
+        `must be ${CASSETTE_VERSIONS.join(' or ')}, the cassette versions this faultline reads (got ${shown(issue.input)})`,
     }),
     recordedAt: z.iso.datetime({ offset: true }),
     source: cassetteSourceSchema,
     server: z.object({ name: z.string(), version: z.string() }).optional(),
     tools: z.array(recordedToolSchema),
     interactions: z.array(interactionSchema),
+    /** What the recorded session was: absent for a bare recording (`recordMcp`), set by `faultline record`. */
+    session: sessionSchema.optional(),
   })
   .superRefine((cassette, ctx) => {
     const expected = sequence(cassette.interactions);
@@ -207,6 +262,8 @@ export interface CassetteInput {
   server?: { name: string; version: string };
   /** When the recording was made. Read from the wall clock only when the caller omits it. */
   recordedAt?: string | Date;
+  /** What the session was (`faultline record`). */
+  session?: CassetteSession;
 }
 
 /**
@@ -239,6 +296,7 @@ export function createCassette(input: CassetteInput): Cassette {
       ...(input.server === undefined ? {} : { server: input.server }),
       tools: input.tools,
       interactions: sequence(input.interactions),
+      ...(input.session === undefined ? {} : { session: input.session }),
     },
     'recorded cassette',
   );
@@ -304,6 +362,7 @@ const LEADING_KEYS = [
   'server',
   'tools',
   'interactions',
+  'session',
   'step',
   'kind',
   'type',

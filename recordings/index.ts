@@ -6,6 +6,7 @@
 export {
   CASSETTE_FORMAT,
   CASSETTE_VERSION,
+  CASSETTE_VERSIONS,
   cassetteSchema,
   createCassette,
   formatCassette,
@@ -15,6 +16,7 @@ export {
   saveCassette,
   type Cassette,
   type CassetteInput,
+  type CassetteSession,
   type CassetteSource,
   type HttpBody,
   type HttpInteraction,
@@ -25,6 +27,14 @@ export {
   type RecordedTool,
   type ToolInteraction,
 } from './cassette.js';
+export {
+  RECORDING_INDEX_FILE,
+  RECORDING_INDEX_FORMAT,
+  RECORDING_INDEX_VERSION,
+  recordingIndexSchema,
+  type IndexedSession,
+  type RecordingIndex,
+} from './recording-index.js';
 export { DEFAULT_REDACTION, REDACTED, redact, redactUrl, type RedactOptions } from './redact.js';
 export { InteractionLog } from './interaction-log.js';
 export { RecordingTransport } from './recording-transport.js';

@@ -63,7 +63,7 @@ describe('cassette format', () => {
     await saveCassette(path, sample());
     const text = readFileSync(path, 'utf8');
 
-    expect(text.startsWith('{\n  "format": "faultline-cassette",\n  "version": 1,\n')).toBe(true);
+    expect(text.startsWith('{\n  "format": "faultline-cassette",\n  "version": 2,\n')).toBe(true);
     expect(text).toBe(formatCassette(sample()));
     expect(await loadCassette(path)).toEqual(sample());
     expect(readdirSync(join(path, '..'))).toEqual(['c.json']);
@@ -75,9 +75,9 @@ describe('cassette format', () => {
   });
 
   it('refuses a later version rather than guessing', async () => {
-    const error = await loadError(JSON.stringify({ ...sample(), version: 2 }));
+    const error = await loadError(JSON.stringify({ ...sample(), version: 3 }));
     expect(error.data.issues).toEqual([
-      'version: must be 1, the only cassette version this faultline reads (got 2)',
+      'version: must be 1 or 2, the cassette versions this faultline reads (got 3)',
     ]);
   });
 
@@ -94,7 +94,7 @@ describe('cassette format', () => {
     delete json.interactions[0]!.result;
 
     expect(() => parseCassette(json, 'notes.json')).toThrow(
-      'Invalid cassette notes.json: interactions[0].result: needs exactly one of result or error',
+      'Invalid cassette notes.json: interactions[0].result: needs exactly one of result, error or unanswered',
     );
   });
 
@@ -110,10 +110,10 @@ describe('cassette format', () => {
   it('writes nothing when the cassette is bad', async () => {
     const dir = tempDir();
     const path = join(dir, 'c.json');
-    const bad = { ...sample(), version: 2 } as unknown as Cassette;
+    const bad = { ...sample(), version: 3 } as unknown as Cassette;
 
     await expect(saveCassette(path, bad)).rejects.toThrow(
-      `Invalid cassette ${path}: version: must be 1`,
+      `Invalid cassette ${path}: version: must be 1 or 2`,
     );
     expect(readdirSync(dir)).toEqual([]);
   });
