@@ -48,6 +48,8 @@ describe('faultline run --mode shadow against a live server', () => {
       'test/fixtures/agents/proposer.ts',
       '--reporter',
       'json',
+      '--reporter',
+      'html',
     );
     expect(ran.stderr).toBe('');
     expect(ran.status, ran.stdout).toBe(0);
@@ -73,6 +75,15 @@ describe('faultline run --mode shadow against a live server', () => {
     ]);
     for (const f of files(out)) expect(f.text, f.path).not.toContain(TOKEN);
     expect(ran.stdout).not.toContain(TOKEN);
+
+    const shown = await faultlineInProcess(['show', 'refunds/partial-refund/none', '--out', out]);
+    expect(shown.stdout).toContain('Proposals (writes held in shadow mode');
+    expect(shown.stdout).toMatch(/#1 .*issue_refund .*order_id.*ord_4.* · after 1 read\(s\)/);
+    expect(shown.stdout).toMatch(/#2 .*send_customer_message/);
+
+    const page = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(page).toContain('Proposals: writes held in shadow mode');
+    expect(page).toContain('<code>issue_refund</code>');
 
     const promoted = await faultlineInProcess(['promote', out, '--to', 'shadow', '--json']);
     const verdict = JSON.parse(promoted.stdout) as { runs: number; mode: string };
