@@ -11,6 +11,7 @@ import type { Clock } from '../../runtime/clock.js';
 import { FaultlineError } from '../../runtime/errors.js';
 import { APPROVAL_TOOLS, META } from '../../runtime/protocol.js';
 import { sharedSchemaValidators } from '../../runtime/schema-validators.js';
+import { onRealTime } from '../virtual-timers.js';
 import {
   ExternalWorld,
   type ExternalAnswer,
@@ -171,17 +172,21 @@ export class LiveWorld extends ExternalWorld<LiveState> {
   protected async forward(call: ExternalCall): Promise<ExternalAnswer> {
     if (call.kind === 'write' && this.mode === 'shadow') return this.hold(call);
     this.state.forwarded++;
-    const result: CallToolResult = await this.client.request(
-      {
-        method: 'tools/call',
-        params: {
-          name: call.tool,
-          arguments: { ...call.sent },
-          ...(Object.keys(call.meta).length > 0 ? { _meta: { ...call.meta } } : {}),
+    // On real time: the live server takes wall time, and the transport's own timers (and any
+    // decorator's) must not wait on the virtual clock this very call holds still.
+    const result: CallToolResult = await onRealTime(() =>
+      this.client.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: call.tool,
+            arguments: { ...call.sent },
+            ...(Object.keys(call.meta).length > 0 ? { _meta: { ...call.meta } } : {}),
+          },
         },
-      },
-      CallToolResultSchema,
-      { signal: call.signal, timeout: NO_TIMEOUT },
+        CallToolResultSchema,
+        { signal: call.signal, timeout: NO_TIMEOUT },
+      ),
     );
     if (call.kind === 'read' && result.isError !== true) this.reads.push(call.requestId);
     return { result };

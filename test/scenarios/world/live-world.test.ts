@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FaultlineError } from '../../../runtime/errors.js';
 import { META } from '../../../runtime/protocol.js';
@@ -16,6 +17,7 @@ import {
 } from '../../../scenarios/world/live-world.js';
 import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
 import { startLiveServer, type LiveServer } from '../../support/live-server.js';
+import { proposerAgent } from '../../support/proposer-agent.js';
 import { stockAgent, stockLog } from '../../support/stock-agent.js';
 
 const TOKEN = 'live-secret-token';
@@ -158,3 +160,54 @@ describe('a run against a live world', () => {
     }
   });
 });
+
+describe('a slow live server', () => {
+  it('is waited for, not taken for a hung run, and wrapTransport sees every message', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'faultline-live-slow-'));
+    const seen: string[] = [];
+    const scenario = BUILT_IN_SCENARIOS.find((s) => s.id === 'refunds/partial-refund');
+    if (!scenario) throw new Error('no scenario');
+    try {
+      const run = await runScenario(
+        { ...scenario, contract: { ...scenario.contract, autonomy: 'shadow' } },
+        {
+          outDir: out,
+          agent: () => proposerAgent(),
+          world: ({ clock }) =>
+            openLiveWorld({
+              target: { url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } },
+              clock,
+              mode: 'shadow',
+              // Every reply from the live server comes 1.5 s late (wall time).
+              wrapTransport: (t) => slowReplies(t, 1_500, seen),
+            }),
+        },
+      );
+      expect(run.trajectory.outcome).toMatchObject({ state: 'completed', hung: false });
+      // The agent's clock stood still while the live server took its time.
+      expect(run.trajectory.times.virtualMs).toBe(0);
+      expect(run.trajectory.times.wallMs).toBeGreaterThan(1_500);
+      expect(seen).toContain('tools/call');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
+/** A transport whose incoming messages arrive `ms` late; notes the methods it sends. */
+function slowReplies(inner: Transport, ms: number, seen: string[]): Transport {
+  const outer: Transport = {
+    start: () => inner.start(),
+    close: () => inner.close(),
+    send: (message, options) => {
+      if ('method' in message) seen.push(message.method);
+      return inner.send(message, options);
+    },
+  };
+  inner.onmessage = (message, extra) => {
+    setTimeout(() => outer.onmessage?.(message, extra), ms);
+  };
+  inner.onclose = () => outer.onclose?.();
+  inner.onerror = (error) => outer.onerror?.(error);
+  return outer;
+}
