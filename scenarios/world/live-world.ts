@@ -172,17 +172,6 @@ export class LiveWorld extends ExternalWorld<LiveState> {
   protected async forward(call: ExternalCall): Promise<ExternalAnswer> {
     if (call.kind === 'write' && this.mode === 'shadow') return this.hold(call);
     this.state.forwarded++;
-    // A call in flight is progress: without a timer of the run's, the engine's watchdog would
-    // take a slow live server (no call made, no time passing, nothing to wait for) for a hang.
-    const inFlight = this.clock.setTimer(NO_TIMEOUT, () => undefined);
-    try {
-      return await this.send(call);
-    } finally {
-      inFlight();
-    }
-  }
-
-  private async send(call: ExternalCall): Promise<ExternalAnswer> {
     // On real time: the live server takes wall time, and the transport's own timers (and any
     // decorator's) must not wait on the virtual clock this very call holds still.
     const result: CallToolResult = await onRealTime(() =>
