@@ -57,6 +57,16 @@ export {
   defineTool,
   WorldError,
 } from './scenarios/world/index.js';
+export {
+  heldResult,
+  LiveWorld,
+  LiveWorldError,
+  openLiveWorld,
+  type LiveMode,
+  type LiveTarget,
+  type LiveWorldOptions,
+  type ShadowProposal,
+} from './scenarios/world/live-world.js';
 export { RefundsWorld } from './scenarios/worlds/refunds/index.js';
 export { WireFaultTransport, WireLog } from './faults/wire-transport.js';
 export {

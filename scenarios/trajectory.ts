@@ -169,7 +169,7 @@ export type RunModel = z.infer<typeof runModelSchema>;
  * agent would have changed. `evidence` lists the calls (ids) of the reads the live server
  * answered before it.
  */
-export const proposalSchema = z.object({
+export const heldProposalSchema = z.object({
   /** 1-based, in the order the writes were held. */
   n: z.number().int().positive(),
   /** The held call's id (a call of `calls`). */
@@ -181,7 +181,7 @@ export const proposalSchema = z.object({
   order: z.number().int().positive().optional(),
   evidence: z.array(z.string()),
 });
-export type ProposalRecord = z.infer<typeof proposalSchema>;
+export type ProposalRecord = z.infer<typeof heldProposalSchema>;
 
 export const trajectorySchema = z.object({
   format: z.literal('faultline-trajectory'),
@@ -254,7 +254,7 @@ export const trajectorySchema = z.object({
    * The writes a live world held in shadow mode; present (maybe empty) exactly when the run's
    * world holds writes instead of executing them. A held write is a proposal, not an action.
    */
-  proposals: z.array(proposalSchema).optional(),
+  proposals: z.array(heldProposalSchema).optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 

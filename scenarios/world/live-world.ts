@@ -54,7 +54,7 @@ export const HELD_META = 'faultline/held';
  * agent made before it (call ids of reads the live server answered without error), which are
  * its evidence.
  */
-export interface Proposal {
+export interface ShadowProposal {
   /** 1-based, in the order the writes were held. */
   readonly n: number;
   /** The call's id on the wire (the trajectory's `callId`). */
@@ -111,7 +111,7 @@ export class LiveWorldError extends FaultlineError<{ target: string }> {
  * call the engine admits (credential, fault hooks) is sent to the server with the agent's
  * arguments and `_meta` (faultline's credential taken out) and the agent's cancellation, and the
  * server's result comes back verbatim. In `shadow` mode only reads (`readOnlyHint`) are sent;
- * a write is held and answered with {@link heldResult}, kept as a {@link Proposal}, and is no
+ * a write is held and answered with {@link heldResult}, kept as a {@link ShadowProposal}, and is no
  * effect. The world's state is two counters; the live server's own state is the server's.
  *
  * Open one with {@link openLiveWorld}; the engine closes it when the run ends (`close`).
@@ -127,7 +127,7 @@ export class LiveWorld extends ExternalWorld<LiveState> {
   readonly mode: LiveMode;
   /** How the target is named in messages (the command, or the URL's origin and path). */
   readonly label: string;
-  private readonly held: Proposal[] = [];
+  private readonly held: ShadowProposal[] = [];
   /** Reads the live server answered without error, in order: a later proposal's evidence. */
   private readonly reads: string[] = [];
   private closing: Promise<void> | undefined;
@@ -165,7 +165,7 @@ export class LiveWorld extends ExternalWorld<LiveState> {
   }
 
   /** The writes held so far (shadow mode), in order. */
-  proposals(): readonly Proposal[] {
+  proposals(): readonly ShadowProposal[] {
     return this.held.map((p) => ({ ...p, args: structuredClone(p.args) }));
   }
 
