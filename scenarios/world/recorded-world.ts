@@ -9,6 +9,7 @@ import type { Predicate } from '../../runtime/predicate.js';
 import { APPROVAL_TOOLS, META, type ToolError } from '../../runtime/protocol.js';
 import { takeContractArguments } from './contract-arguments.js';
 import {
+  declaresIdempotencyKey,
   ExternalWorld,
   type ExternalAnswer,
   type ExternalCall,
@@ -80,7 +81,6 @@ interface Recorded {
   /** The recorded arguments with the contract's set aside. */
   readonly args: Readonly<Record<string, unknown>>;
   readonly canonical: string;
-  readonly key: string | null;
   /** Writes the recording had applied before this interaction (see {@link recordedEpochs}). */
   readonly epoch: number;
   readonly interaction: ToolInteraction;
@@ -164,11 +164,12 @@ function recordedKey(interaction: ToolInteraction): string | null {
  * Counts the writes the recording had applied before each interaction. A recorded write counts
  * as applied when it was answered without error, or went unanswered (as far as a recording can
  * tell, a lost acknowledgement: the server got it); a resend under the key of a write already
- * counted does not count again.
+ * counted does not count again, where the tool honours keys (declares `idempotency_key`).
  */
 function recordedEpochs(
   interactions: readonly ToolInteraction[],
   kindOf: (tool: string) => 'read' | 'write',
+  honoursKeys: (tool: string) => boolean,
 ): number[] {
   const keys = new Set<string>();
   let applied = 0;
@@ -177,7 +178,7 @@ function recordedEpochs(
     if (kindOf(i.tool) === 'write') {
       const ok =
         i.unanswered !== undefined || (i.result !== undefined && i.result.isError !== true);
-      const key = recordedKey(i);
+      const key = honoursKeys(i.tool) ? recordedKey(i) : null;
       const keyed = key === null ? null : CALL_KEY(i.tool, key);
       if (ok && (keyed === null || !keys.has(keyed))) {
         applied += 1;
@@ -253,7 +254,8 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
     });
     if (issues.length > 0) throw new InvalidInputError(`cassette ${path}`, issues);
     const kindOf = (tool: string): 'read' | 'write' => kinds.get(tool) ?? 'write';
-    const epochs = recordedEpochs(world, kindOf);
+    const honouring = new Set(listed.filter(declaresIdempotencyKey).map((t) => t.name));
+    const epochs = recordedEpochs(world, kindOf, (tool) => honouring.has(tool));
     const recorded = world.map((interaction, i): Recorded => {
       const args = comparable(takeContractArguments(interaction.arguments).args);
       return {
@@ -262,7 +264,6 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
         kind: kindOf(interaction.tool),
         args,
         canonical: canonicalJson(args),
-        key: recordedKey(interaction),
         epoch: epochs[i] ?? 0,
         interaction,
       };
