@@ -1,13 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gradeRun } from '../../../graders/index.js';
 import { ReferenceAgent } from '../../../scenarios/agents/reference.js';
 import { zooAgent } from '../../../scenarios/agents/zoo.js';
-import { runTrial } from '../../../scenarios/engine.js';
+import { runTrial, validateFaultPlan } from '../../../scenarios/engine.js';
+import { WORLDS } from '../../../scenarios/library/worlds.js';
+import { loadScenarioFile } from '../../../scenarios/load.js';
+import { VirtualClock } from '../../../scenarios/virtual-clock.js';
+import { connectWorld, type WorldConnection } from '../../../scenarios/world/serve.js';
+import {
+  createCassette,
+  saveCassette,
+  type InteractionDraft,
+} from '../../../recordings/cassette.js';
+import { META } from '../../../runtime/protocol.js';
+import { plan } from '../../support/trial-harness.js';
 import { partialRefund } from '../../../scenarios/library/refunds/partial-refund.js';
-import type { RecordedWorldState } from '../../../scenarios/world/recorded-world.js';
+import {
+  RecordedWorld,
+  type RecordedWorldState,
+  type ReplayMatch,
+} from '../../../scenarios/world/recorded-world.js';
 import { onRecording, recordRun, type RecordedRun } from '../../support/recorded-runs.js';
 
 let dir: string;
@@ -112,5 +128,302 @@ describe('a recorded world, matched in sequence', () => {
     expect(gradeRun(scenario, run.trajectory).grades.outcome.findings.map((f) => f.code)).toContain(
       'replay-divergence',
     );
+  });
+});
+
+// A counter served by a recording: what a hand-made cassette can pin down exactly.
+const COUNTER_TOOLS = [
+  {
+    name: 'get_count',
+    inputSchema: { type: 'object' as const, properties: { of: { type: 'string' } } },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'add',
+    inputSchema: {
+      type: 'object' as const,
+      properties: { of: { type: 'string' }, idempotency_key: { type: 'string' } },
+    },
+  },
+  // The approval desk's tools, as a session recorded through `serve` lists them: faultline's.
+  {
+    name: 'request_approval',
+    inputSchema: { type: 'object' as const, properties: {} },
+  },
+];
+const count = (n: number): InteractionDraft => ({
+  kind: 'tool',
+  tool: 'get_count',
+  arguments: { of: 'apples' },
+  result: { content: [{ type: 'text', text: String(n) }], structuredContent: { n } },
+});
+const add = (key: string, extra: Partial<InteractionDraft> = {}): InteractionDraft =>
+  ({
+    kind: 'tool',
+    tool: 'add',
+    arguments: { of: 'apples', idempotency_key: key },
+    result: { content: [{ type: 'text', text: 'added' }], structuredContent: { added: true } },
+    ...extra,
+  }) as InteractionDraft;
+
+/** Saves a cassette of `interactions` over the counter's tools; returns its path. */
+async function counterCassette(name: string, interactions: InteractionDraft[]): Promise<string> {
+  const file = join(dir, `${name}.json`);
+  await saveCassette(
+    file,
+    createCassette({
+      source: { kind: 'mcp-transport', label: 'hand-made' },
+      tools: COUNTER_TOOLS,
+      interactions,
+      recordedAt: '2026-01-01T00:00:00.000Z',
+    }),
+  );
+  return file;
+}
+
+let connection: WorldConnection | undefined;
+afterEach(async () => {
+  await connection?.close();
+  connection = undefined;
+});
+
+/** A recorded world over `file`, connected with a credential for the counter's tools. */
+async function serve(
+  file: string,
+  match: ReplayMatch,
+): Promise<{
+  world: RecordedWorld;
+  call: (tool: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+}> {
+  const world = new RecordedWorld({ seed: 0, clock: new VirtualClock(), cassette: file, match });
+  const { token } = world.credentials.issue(
+    'run-1',
+    { tools: ['get_count', 'add'], resources: {} },
+    60_000,
+  );
+  connection = await connectWorld(world, { credential: token });
+  const client = connection.client;
+  return {
+    world,
+    call: async (tool, args) =>
+      (await client.callTool({ name: tool, arguments: args })) as CallToolResult,
+  };
+}
+const n = (result: CallToolResult): unknown => result.structuredContent?.n;
+
+describe('a recorded world, matched by state', () => {
+  it('answers a read as recorded after as many applied writes, else at the nearest earlier point', async () => {
+    const file = await counterCassette('counter', [
+      count(0),
+      add('k1'),
+      count(1),
+      add('k1'), // a resend under the same key: no new write
+      count(1),
+      add('k2'),
+      count(2),
+    ]);
+    const { world, call } = await serve(file, 'state');
+    expect(n(await call('get_count', { of: 'apples' }))).toBe(0);
+    await call('add', { of: 'apples', idempotency_key: 'x1' });
+    expect(n(await call('get_count', { of: 'apples' }))).toBe(1);
+    // The same key again: answered, and not a new effect.
+    await call('add', { of: 'apples', idempotency_key: 'x1' });
+    expect(n(await call('get_count', { of: 'apples' }))).toBe(1);
+    await call('add', { of: 'apples', idempotency_key: 'x2' });
+    await call('add', { of: 'apples', idempotency_key: 'x3' });
+    // Three writes applied; the recording knows the count after two at most.
+    expect(n(await call('get_count', { of: 'apples' }))).toBe(2);
+    expect(world.snapshot()).toEqual({
+      cassette: file,
+      match: 'state',
+      served: 5,
+      remaining: 2,
+      divergence: null,
+      writesApplied: 3,
+    });
+  });
+
+  it('refuses a call the recording never holds as the divergence, and ends the run', async () => {
+    const file = await counterCassette('counter-one', [count(0)]);
+    const { world, call } = await serve(file, 'state');
+    const ended: string[] = [];
+    world.endRun = (reason) => ended.push(reason);
+    const refused = await call('get_count', { of: 'pears' });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.[META.error]).toMatchObject({ class: 'invalid_argument' });
+    const message = 'replay divergence at step 1: the recording holds no get_count {"of":"pears"}';
+    expect(world.divergence).toMatchObject({
+      step: 1,
+      expected: null,
+      actual: { tool: 'get_count', arguments: { of: 'pears' } },
+      message,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toEqual([message]);
+  });
+});
+
+describe('a recorded world, matched in sequence (served alone)', () => {
+  it('leaves the approval desk out: its tools are not listed as the world’s, its calls not expected', async () => {
+    const file = await counterCassette('with-desk', [
+      count(0),
+      { kind: 'tool', tool: 'request_approval', arguments: {}, result: { content: [] } },
+      add('k1'),
+    ]);
+    const { world, call } = await serve(file, 'sequence');
+    expect(world.tools().map((t) => [t.name, t.kind, t.honoursIdempotencyKey])).toEqual([
+      ['get_count', 'read', false],
+      ['add', 'write', true],
+    ]);
+    await call('get_count', { of: 'apples' });
+    // Contract arguments are set aside: another run's key matches the recorded call.
+    const added = await call('add', { of: 'apples', idempotency_key: 'another-run' });
+    expect(added.structuredContent).toEqual({ added: true });
+    expect(world.snapshot()).toMatchObject({ served: 2, remaining: 0, divergence: null });
+  });
+
+  it('sends a recorded JSON-RPC error again as that error', async () => {
+    const file = await counterCassette('rpc-error', [
+      {
+        kind: 'tool',
+        tool: 'get_count',
+        arguments: { of: 'apples' },
+        error: { code: -32602, message: 'unknown fruit', data: { fruit: 'apples' } },
+      },
+    ]);
+    const { call } = await serve(file, 'sequence');
+    await expect(call('get_count', { of: 'apples' })).rejects.toMatchObject({
+      code: -32602,
+      data: { fruit: 'apples' },
+    });
+  });
+
+  it('names the end of the recording when a call comes after it, and refuses every later call', async () => {
+    const file = await counterCassette('short', [count(0)]);
+    const { world, call } = await serve(file, 'sequence');
+    await call('get_count', { of: 'apples' });
+    const first = await call('add', { of: 'apples' });
+    expect(first.content).toEqual([
+      {
+        type: 'text',
+        text: 'replay divergence at step 2: expected the end of the recording (1 calls), got add {"of":"apples"}',
+      },
+    ]);
+    expect(world.divergence?.expected).toBeNull();
+    const later = await call('get_count', { of: 'apples' });
+    expect(later.isError).toBe(true);
+    expect(world.divergence?.step).toBe(2);
+    expect(world.snapshot()).toMatchObject({ served: 1, remaining: 0 });
+  });
+});
+
+describe('a recorded world refuses, in one line naming file and field', () => {
+  const make = (options: Record<string, unknown>) => () =>
+    WORLDS.recorded!.create({ seed: 0, clock: new VirtualClock(), ...options });
+
+  it('a missing cassette option, a missing file, an unknown match', () => {
+    expect(make({})).toThrow(
+      'Invalid world recorded: options.cassette: expected the path of a cassette file (got nothing)',
+    );
+    expect(make({ cassette: join(dir, 'nowhere.json') })).toThrow(
+      `Invalid world recorded: options.cassette: cannot read ${join(dir, 'nowhere.json')} (ENOENT)`,
+    );
+    expect(make({ cassette: clean.file, match: 'loose' })).toThrow(
+      'Invalid world recorded: options.match: expected "sequence" or "state" (got "loose")',
+    );
+  });
+
+  it('a file that is not JSON, not a cassette, or calls a tool it does not list', async () => {
+    const truncated = join(dir, 'truncated.json');
+    writeFileSync(truncated, readFileSync(clean.file, 'utf8').slice(0, 200));
+    expect(make({ cassette: truncated })).toThrow(
+      new RegExp(`^Invalid cassette ${truncated}: \\(root\\): not valid JSON`),
+    );
+    const wrong = join(dir, 'wrong-format.json');
+    writeFileSync(wrong, JSON.stringify({ ...clean.cassette, format: 'har' }));
+    expect(make({ cassette: wrong })).toThrow(
+      `Invalid cassette ${wrong}: format: must be "faultline-cassette" (got "har")`,
+    );
+    const unlisted = await counterCassette('unlisted', [
+      count(0),
+      { kind: 'tool', tool: 'remove', arguments: {}, result: { content: [] } },
+    ]);
+    expect(make({ cassette: unlisted })).toThrow(
+      `Invalid cassette ${unlisted}: interactions[1].tool: "remove" is not among the cassette's tools (get_count, add)`,
+    );
+  });
+
+  it('a fault plan with a world fault a recording has no domain for, with the usual message', () => {
+    const scenario = onRecording(partialRefund, clean.file, 'state');
+    const world = WORLDS.recorded!.create({
+      ...scenario.world.options,
+      seed: 0,
+      clock: new VirtualClock(),
+    });
+    expect(() => {
+      validateFaultPlan(
+        scenario,
+        plan('stale', {
+          kind: 'stale-record',
+          trigger: { on: 'call', tool: 'issue_refund', nth: 1 },
+          change: 'order-refunded-elsewhere',
+        }),
+        world,
+      );
+    }).toThrow(
+      'world recorded has no stale-record change "order-refunded-elsewhere" (it has: none)',
+    );
+  });
+});
+
+describe('a recorded world as a scenario fixture, faults on top', () => {
+  it('takes a lost acknowledgement on the recorded refund: the reference resends under its key, one effect', async () => {
+    const lostAck = plan('refund-ack-lost', {
+      kind: 'lost-ack',
+      trigger: { on: 'call', tool: 'issue_refund', nth: 1 },
+    });
+    const scenario = onRecording(partialRefund, clean.file, 'state', {
+      expected: {
+        state: 'completed',
+        world: {
+          all: [
+            { path: 'world.divergence', op: 'eq', value: null },
+            { path: 'effects.length', op: 'eq', value: 2 },
+          ],
+        },
+      },
+      faultPlans: [lostAck],
+    });
+    const run = await runTrial({
+      scenario,
+      faultPlan: lostAck,
+      agent: () => new ReferenceAgent(),
+      outDir: dir,
+    });
+    const refunds = run.trajectory.calls.filter((c) => c.tool === 'issue_refund');
+    expect(refunds.map((c) => [c.fault, c.reply])).toEqual([
+      ['lost-ack', 'dropped'],
+      [null, 'delivered'],
+    ]);
+    expect(run.trajectory.ledger.map((e) => e.tool)).toEqual([
+      'issue_refund',
+      'send_customer_message',
+    ]);
+    expect(run.trajectory.replay).toMatchObject({ match: 'state', divergence: null });
+    expect(run.mismatches).toEqual([]);
+    expect(gradeRun(scenario, run.trajectory).pass).toBe(true);
+  });
+
+  it('finds a cassette named relatively beside the scenario file that names it', async () => {
+    const sub = join(dir, 'incidents');
+    mkdirSync(sub, { recursive: true });
+    copyFileSync(clean.file, join(sub, 'refund.json'));
+    const file = join(sub, 'scenario.json');
+    const scenario = onRecording(partialRefund, './refund.json', 'state', {
+      id: 'incidents/relative',
+    });
+    writeFileSync(file, JSON.stringify(scenario));
+    const [loaded] = await loadScenarioFile(file);
+    expect(loaded?.world.options).toEqual({ cassette: join(sub, 'refund.json'), match: 'state' });
   });
 });
