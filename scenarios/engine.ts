@@ -205,6 +205,12 @@ export function validateFaultPlan(
         `${at}.trigger.tool: an unapplied-write fault drops a write's change, and ${trigger.tool} writes nothing`,
       );
     }
+    // An external world's writes happen outside faultline: there is no change of its to drop.
+    if (fault.kind === 'unapplied-write' && world instanceof ExternalWorld) {
+      issues.push(
+        `${at}.kind: world ${world.name} is answered from outside faultline, so it cannot drop a write's change (an unapplied-write fault needs a simulated world)`,
+      );
+    }
     if (fault.kind === 'stale-record' && !support.staleChanges.includes(fault.change)) {
       issues.push(
         `${at}.change: world ${world.name} has no stale-record change "${fault.change}" (it has: ${support.staleChanges.join(', ') || 'none'})`,

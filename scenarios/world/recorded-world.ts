@@ -208,8 +208,8 @@ class RecordedRpcError extends Error {
  * next recorded one (same tool, same arguments once the contract's `idempotency_key` and
  * `approval_token` are set aside, compared redacted as the cassette was saved); matched by
  * `state`, it is a scenario fixture: any recorded call is answered, a read as it was answered
- * after as many applied writes as the run has made so far (or the nearest earlier such point
- * the recording holds; before any, the first recorded), a write with its first recorded reply.
+ * after as many applied writes as the run has made so far (or at the nearest earlier such point
+ * the recording holds), a write with its first recorded reply.
  *
  * A call the recording cannot answer is the divergence: answered as an `invalid_argument`
  * refusal naming it (with the divergence in `_meta['faultline/replay-divergence']`), kept in
@@ -314,10 +314,10 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
         ? this.nextInSequence(actual.tool, canonical)
         : this.byState(call, actual.tool, canonical);
     if (typeof found === 'number') return Promise.resolve(this.answer(found, call));
-    const expected = found;
+    const expected = typeof found === 'string' ? null : found;
     const message =
-      this.match === 'state'
-        ? `replay divergence at step ${this.calls}: the recording holds no ${describe(actual.tool, actual.arguments)}`
+      typeof found === 'string'
+        ? `replay divergence at step ${this.calls}: ${found}`
         : expected === null
           ? `replay divergence at step ${this.calls}: expected the end of the recording (${this.recorded.length} calls), got ${describe(actual.tool, actual.arguments)}`
           : `replay divergence at step ${this.calls}: expected ${describe(expected.tool, expected.args)}, got ${describe(actual.tool, actual.arguments)}`;
@@ -350,26 +350,30 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
   }
 
   /**
-   * `state`: the recorded interaction that answers this call, or null when none could. A write
-   * takes the first recorded reply of its call (an unanswered one only when it never got one);
-   * a read, the reply recorded at the run's epoch (writes applied so far), else at the nearest
-   * earlier epoch the recording holds, else the first recorded; the n-th such read within one
-   * epoch takes the n-th recorded there (the last one when there are fewer).
+   * `state`: the recorded interaction that answers this call, or why none can. A write takes
+   * the first recorded reply of its call (an unanswered one only when it never got one); a
+   * read, the reply recorded at the run's epoch (writes applied so far), else at the nearest
+   * earlier epoch the recording holds — never a later one, which would show the agent writes it
+   * has not made; the n-th such read within one epoch takes the n-th recorded there (the last
+   * one when there are fewer).
    */
-  private byState(call: ExternalCall, tool: string, canonical: string): number | null {
+  private byState(call: ExternalCall, tool: string, canonical: string): number | string {
     const same = this.recorded.flatMap((r, i) =>
       r.tool === tool && r.canonical === canonical ? [i] : [],
     );
-    if (same.length === 0) return null;
+    const shown = `${tool} ${canonical}`;
+    if (same.length === 0) return `the recording holds no ${shown}`;
     const at = (i: number): Recorded => this.recorded[i] as Recorded;
     if (call.kind === 'write')
       return same.find((i) => at(i).interaction.unanswered === undefined) ?? (same[0] as number);
     const epoch = this.state.writesApplied;
     const before = same.filter((i) => at(i).epoch <= epoch);
-    const chosenEpoch =
-      before.length > 0
-        ? at(before[before.length - 1] as number).epoch
-        : at(same[0] as number).epoch;
+    const last = before[before.length - 1];
+    if (last === undefined) {
+      const first = at(same[0] as number).epoch;
+      return `the recording holds ${shown} only after ${first} applied write(s), and the run has applied ${epoch}`;
+    }
+    const chosenEpoch = at(last).epoch;
     const there = same.filter((i) => at(i).epoch === chosenEpoch);
     const key = `${CALL_KEY(tool, canonical)}\u0000${epoch}`;
     const n = this.repeats.get(key) ?? 0;

@@ -28,7 +28,7 @@ describe('examples/incidents: a recorded session as a scenario fixture, faults o
   it('is passed by the reference, fault-free and under every plan', async () => {
     const ran = await run('reference');
     expect(ran.stderr).toBe('');
-    expect(ran.stdout).toContain('4 run(s) of 1 scenario(s): 4 passed, 0 failed');
+    expect(ran.stdout).toContain('5 run(s) of 1 scenario(s): 5 passed, 0 failed');
     expect(ran.status).toBe(0);
   });
 
@@ -45,6 +45,6 @@ describe('examples/incidents: a recorded session as a scenario fixture, faults o
     expect(ran.stdout).toMatch(
       /incidents\/goodwill-refund \/ refund-flaky .*no-idempotency[\s\S]*recovery · retry-changed-key: issue_refund/,
     );
-    expect(ran.stdout).toContain('4 run(s) of 1 scenario(s): 3 passed, 1 failed');
+    expect(ran.stdout).toContain('5 run(s) of 1 scenario(s): 4 passed, 1 failed');
   });
 });

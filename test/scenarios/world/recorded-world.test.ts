@@ -243,6 +243,16 @@ describe('a recorded world, matched by state', () => {
     });
   });
 
+  it('never answers a read with what the recording saw only after writes the run has not made', async () => {
+    const file = await counterCassette('counter-late', [add('k1'), count(1)]);
+    const { world, call } = await serve(file, 'state');
+    const refused = await call('get_count', { of: 'apples' });
+    expect(refused.isError).toBe(true);
+    expect(world.divergence?.message).toBe(
+      'replay divergence at step 1: the recording holds get_count {"of":"apples"} only after 1 applied write(s), and the run has applied 0',
+    );
+  });
+
   it('refuses a call the recording never holds as the divergence, and ends the run', async () => {
     const file = await counterCassette('counter-one', [count(0)]);
     const { world, call } = await serve(file, 'state');
@@ -372,6 +382,18 @@ describe('a recorded world refuses, in one line naming file and field', () => {
       );
     }).toThrow(
       'world recorded has no stale-record change "order-refunded-elsewhere" (it has: none)',
+    );
+    expect(() => {
+      validateFaultPlan(
+        scenario,
+        plan('unapplied', {
+          kind: 'unapplied-write',
+          trigger: { on: 'call', tool: 'issue_refund', nth: 1 },
+        }),
+        world,
+      );
+    }).toThrow(
+      "faultPlans[unapplied].faults[0].kind: world recorded is answered from outside faultline, so it cannot drop a write's change",
     );
   });
 });
