@@ -209,7 +209,8 @@ class RecordedRpcError extends Error {
  * `approval_token` are set aside, compared redacted as the cassette was saved); matched by
  * `state`, it is a scenario fixture: any recorded call is answered, a read as it was answered
  * after as many applied writes as the run has made so far (or at the nearest earlier such point
- * the recording holds), a write with its first recorded reply.
+ * the recording holds), a write with its recorded reply (successes before refusals; a resend
+ * under a key gets what the key got).
  *
  * A call the recording cannot answer is the divergence: answered as an `invalid_argument`
  * refusal naming it (with the divergence in `_meta['faultline/replay-divergence']`), kept in
@@ -233,6 +234,8 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
   private readonly used = new Set<number>();
   /** `state`: calls per (tool, arguments) and epoch, so repeats walk the recorded repeats. */
   private readonly repeats = new Map<string, number>();
+  /** `state`: the recorded reply each idempotency key of a key-honouring write was given. */
+  private readonly keyReplies = new Map<string, number>();
 
   constructor(options: WorldOptions & RecordedWorldOptions & { readonly file?: Cassette }) {
     const { cassette: path, match } = checkOptions(options as unknown as Record<string, unknown>);
@@ -351,8 +354,7 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
 
   /**
    * `state`: the recorded interaction that answers this call, or why none can. A write takes
-   * the first recorded reply of its call (an unanswered one only when it never got one); a
-   * read, the reply recorded at the run's epoch (writes applied so far), else at the nearest
+   * its recorded reply (see {@link writeAnswer}); a read, the reply recorded at the run's epoch (writes applied so far), else at the nearest
    * earlier epoch the recording holds — never a later one, which would show the agent writes it
    * has not made; the n-th such read within one epoch takes the n-th recorded there (the last
    * one when there are fewer).
@@ -364,8 +366,7 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
     const shown = `${tool} ${canonical}`;
     if (same.length === 0) return `the recording holds no ${shown}`;
     const at = (i: number): Recorded => this.recorded[i] as Recorded;
-    if (call.kind === 'write')
-      return same.find((i) => at(i).interaction.unanswered === undefined) ?? (same[0] as number);
+    if (call.kind === 'write') return this.writeAnswer(call, CALL_KEY(tool, canonical), same);
     const epoch = this.state.writesApplied;
     const before = same.filter((i) => at(i).epoch <= epoch);
     const last = before[before.length - 1];
@@ -379,6 +380,35 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
     const n = this.repeats.get(key) ?? 0;
     this.repeats.set(key, n + 1);
     return there[Math.min(n, there.length - 1)] as number;
+  }
+
+  /**
+   * `state`: the recorded reply of a write. Its recorded successes come first, then its
+   * recorded refusals, then a reply never received: the fixture's steady answer, with faults
+   * left to the plan. A resend under a key the tool honours gets the reply its key got; any
+   * other call, the next recorded one (the n-th send of a message gets the n-th recorded reply,
+   * the last one when there are fewer).
+   */
+  private writeAnswer(call: ExternalCall, callKey: string, same: readonly number[]): number {
+    const at = (i: number): ToolInteraction => (this.recorded[i] as Recorded).interaction;
+    const rank = (i: number): number =>
+      at(i).unanswered !== undefined
+        ? 2
+        : at(i).error !== undefined || at(i).result?.isError === true
+          ? 1
+          : 0;
+    const preferred = [...same].sort((a, b) => rank(a) - rank(b) || a - b);
+    const honours = this.tool(call.tool)?.honoursIdempotencyKey === true;
+    const key =
+      honours && call.idempotencyKey !== null ? `${call.tool}\u0000${call.idempotencyKey}` : null;
+    const given = key === null ? undefined : this.keyReplies.get(key);
+    if (given !== undefined) return given;
+    const sends = `write\u0000${callKey}`;
+    const n = this.repeats.get(sends) ?? 0;
+    this.repeats.set(sends, n + 1);
+    const chosen = preferred[Math.min(n, preferred.length - 1)] as number;
+    if (key !== null) this.keyReplies.set(key, chosen);
+    return chosen;
   }
 
   /** Answers a call with recorded interaction `index`, and counts it served. */

@@ -145,6 +145,10 @@ const COUNTER_TOOLS = [
       properties: { of: { type: 'string' }, idempotency_key: { type: 'string' } },
     },
   },
+  {
+    name: 'send',
+    inputSchema: { type: 'object' as const, properties: { to: { type: 'string' } } },
+  },
   // The approval desk's tools, as a session recorded through `serve` lists them: faultline's.
   {
     name: 'request_approval',
@@ -198,7 +202,7 @@ async function serve(
   const world = new RecordedWorld({ seed: 0, clock: new VirtualClock(), cassette: file, match });
   const { token } = world.credentials.issue(
     'run-1',
-    { tools: ['get_count', 'add'], resources: {} },
+    { tools: ['get_count', 'add', 'send'], resources: {} },
     60_000,
   );
   connection = await connectWorld(world, { credential: token });
@@ -236,11 +240,41 @@ describe('a recorded world, matched by state', () => {
     expect(world.snapshot()).toEqual({
       cassette: file,
       match: 'state',
-      served: 5,
-      remaining: 2,
+      served: 7,
+      remaining: 0,
       divergence: null,
       writesApplied: 3,
     });
+  });
+
+  it('answers a write with its recorded success, a key once, and a key-less send by its turn', async () => {
+    const sent = (id: string): InteractionDraft => ({
+      kind: 'tool',
+      tool: 'send',
+      arguments: { to: 'ann' },
+      result: { content: [], structuredContent: { id } },
+    });
+    const file = await counterCassette('writes', [
+      add('k1', {
+        result: {
+          isError: true,
+          content: [{ type: 'text', text: 'try again' }],
+          _meta: { [META.error]: { class: 'transient', message: 'try again' } },
+        },
+      }),
+      add('k1'),
+      sent('m1'),
+      sent('m2'),
+    ]);
+    const { world, call } = await serve(file, 'state');
+    const first = await call('add', { of: 'apples', idempotency_key: 'x' });
+    const again = await call('add', { of: 'apples', idempotency_key: 'x' });
+    expect([first.isError, again.isError]).toEqual([undefined, undefined]);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await call('send', { to: 'ann' })).structuredContent?.id);
+    expect(ids).toEqual(['m1', 'm2', 'm2']);
+    // One effect for the key; every send is one, the tool taking no key.
+    expect(world.ledger.entries().map((e) => e.tool)).toEqual(['add', 'send', 'send', 'send']);
   });
 
   it('never answers a read with what the recording saw only after writes the run has not made', async () => {
@@ -284,6 +318,7 @@ describe('a recorded world, matched in sequence (served alone)', () => {
     expect(world.tools().map((t) => [t.name, t.kind, t.honoursIdempotencyKey])).toEqual([
       ['get_count', 'read', false],
       ['add', 'write', true],
+      ['send', 'write', false],
     ]);
     await call('get_count', { of: 'apples' });
     // Contract arguments are set aside: another run's key matches the recorded call.
@@ -359,7 +394,7 @@ describe('a recorded world refuses, in one line naming file and field', () => {
       { kind: 'tool', tool: 'remove', arguments: {}, result: { content: [] } },
     ]);
     expect(make({ cassette: unlisted })).toThrow(
-      `Invalid cassette ${unlisted}: interactions[1].tool: "remove" is not among the cassette's tools (get_count, add)`,
+      `Invalid cassette ${unlisted}: interactions[1].tool: "remove" is not among the cassette's tools (get_count, add, send)`,
     );
   });
 
