@@ -230,13 +230,14 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
   private cursor = 0;
   /** World calls received (the divergence's step). */
   private calls = 0;
-  /** `state`: recorded interactions that answered a call, by index. */
+  /** Recorded interactions that answered a call, by index. */
   private readonly used = new Set<number>();
   /** `state`: calls per (tool, arguments) and epoch, so repeats walk the recorded repeats. */
   private readonly repeats = new Map<string, number>();
   /** `state`: the recorded reply each idempotency key of a key-honouring write was given. */
   private readonly keyReplies = new Map<string, number>();
 
+  /** `file`: the cassette already read and checked (then `cassette` only names it). */
   constructor(options: WorldOptions & RecordedWorldOptions & { readonly file?: Cassette }) {
     const { cassette: path, match } = checkOptions(options as unknown as Record<string, unknown>);
     const cassette = options.file ?? readWorldCassette(path);
@@ -414,11 +415,9 @@ export class RecordedWorld extends ExternalWorld<RecordedWorldState> {
   /** Answers a call with recorded interaction `index`, and counts it served. */
   private answer(index: number, call: ExternalCall): ExternalAnswer {
     const recorded = this.recorded[index] as Recorded;
-    if (this.match === 'sequence' || !this.used.has(index)) {
-      this.used.add(index);
-      this.state.served = this.used.size;
-      this.state.remaining = this.recorded.length - this.used.size;
-    }
+    this.used.add(index);
+    this.state.served = this.used.size;
+    this.state.remaining = this.recorded.length - this.used.size;
     const { interaction } = recorded;
     if (interaction.error !== undefined) {
       const { code, message, data } = interaction.error;
