@@ -68,6 +68,16 @@ export {
   type ShadowProposal,
 } from './scenarios/world/live-world.js';
 export { RefundsWorld } from './scenarios/worlds/refunds/index.js';
+export {
+  RecordedWorld,
+  RECORDED_WORLD,
+  REPLAY_MATCHES,
+  followedToTheEnd,
+  type RecordedWorldOptions,
+  type RecordedWorldState,
+  type ReplayDivergence,
+  type ReplayMatch,
+} from './scenarios/world/recorded-world.js';
 export { WireFaultTransport, WireLog } from './faults/wire-transport.js';
 export {
   gradeRun,
@@ -102,6 +112,7 @@ export type {
   ExpectedOutcome,
   WorldTool,
   WorldApproval,
+  ReplayRecord,
 } from './scenarios/trajectory.js';
 export {
   agentOutcome,

@@ -53,6 +53,7 @@ import { ReferenceAgent } from './agents/reference.js';
 import type { World } from './world/world.js';
 import { ExternalWorld } from './world/external-world.js';
 import { LiveWorld } from './world/live-world.js';
+import { RecordedWorld } from './world/recorded-world.js';
 
 /** The seed of one trial: one number drives world data, fault probabilities and jitter. */
 export function trialSeed(
@@ -210,6 +211,12 @@ export function validateFaultPlan(
     ) {
       issues.push(
         `${at}.trigger.tool: an unapplied-write fault drops a write's change, and ${trigger.tool} writes nothing`,
+      );
+    }
+    // An external world's writes happen outside faultline: there is no change of its to drop.
+    if (fault.kind === 'unapplied-write' && world instanceof ExternalWorld) {
+      issues.push(
+        `${at}.kind: world ${world.name} is answered from outside faultline, so it cannot drop a write's change (an unapplied-write fault needs a simulated world)`,
       );
     }
     if (fault.kind === 'stale-record' && !support.staleChanges.includes(fault.change)) {
@@ -736,6 +743,7 @@ async function runTrialIn(
     agentRecords: agent.records?.(storePath, runId) ?? null,
     outcome,
     times: { virtualMs: clock.now(), wallMs: wallNow() - started },
+    ...(world instanceof RecordedWorld ? { replay: replayOf(world) } : {}),
     ...(runModel
       ? {
           model: {
@@ -771,6 +779,18 @@ async function runTrialIn(
     storePath,
     asExpected: mismatches.length === 0,
     mismatches: scrubKey(options.model, mismatches),
+  };
+}
+
+/** What a run against a recorded world made of the recording. */
+function replayOf(world: RecordedWorld): NonNullable<Trajectory['replay']> {
+  const { cassette, match, served, remaining, divergence } = world.snapshot();
+  return {
+    cassette,
+    match,
+    served,
+    remaining,
+    divergence: divergence === null ? null : structuredClone(divergence),
   };
 }
 

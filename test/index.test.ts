@@ -80,6 +80,10 @@ describe('faultline (index.ts)', () => {
       'PlannerCallError',
       'classifyModelError',
       'toPlannerCallError',
+      'RecordedWorld',
+      'RECORDED_WORLD',
+      'REPLAY_MATCHES',
+      'followedToTheEnd',
     ] as const;
     for (const name of values) expect(faultline[name], name).toBeDefined();
   });

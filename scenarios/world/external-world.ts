@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canonicalJson } from '../../runtime/canonical-json.js';
-import { META } from '../../runtime/protocol.js';
+import { CONTRACT_ARGUMENT, META } from '../../runtime/protocol.js';
 import type { ToolDefinition, ToolKind } from './tool-definition.js';
 import { World, type WorldOptions } from './world.js';
 import { WorldError } from './world-error.js';
@@ -56,7 +56,8 @@ export type ExternalAnswer =
  * credential is checked and the fault hooks run before each call (`admit`), the wire's faults
  * and log apply, the approvals desk and operator serve beside it, and every write it reports as
  * applied goes into the effect ledger under an identity made of the tool and its arguments
- * (one effect per idempotency key, as a server that honours keys has it).
+ * (one effect per idempotency key on a write that declares the contract's `idempotency_key`
+ * argument, as a server that honours keys has it; a resend to any other write is a new effect).
  *
  * A subclass may end the run (`endRun`, e.g. at a replay divergence) and may withhold a reply.
  */
@@ -97,6 +98,7 @@ export abstract class ExternalWorld<State> extends World<State> {
       name: t.name,
       description: t.description ?? '',
       kind: t.annotations?.readOnlyHint === true ? ('read' as const) : ('write' as const),
+      honoursIdempotencyKey: declaresIdempotencyKey(t),
       input: z.looseObject({}),
       output: z.looseObject({}),
       handle: () => {
@@ -158,7 +160,7 @@ export abstract class ExternalWorld<State> extends World<State> {
   }
 
   private recordEffect(call: ExternalCall, result: CallToolResult | null): void {
-    if (call.idempotencyKey !== null) {
+    if (call.idempotencyKey !== null && this.tool(call.tool)?.honoursIdempotencyKey === true) {
       const key = `${call.tool}\u0000${call.idempotencyKey}`;
       if (this.keyed.has(key)) return;
       this.keyed.add(key);
@@ -177,6 +179,20 @@ export abstract class ExternalWorld<State> extends World<State> {
       compensates: null,
     });
   }
+}
+
+/**
+ * Whether a listed write takes the contract's `idempotency_key` argument: the convention by
+ * which a server says it honours keys (faultline's own worlds list it on exactly those writes).
+ */
+export function declaresIdempotencyKey(tool: ListedTool): boolean {
+  if (tool.annotations?.readOnlyHint === true) return false;
+  const properties = tool.inputSchema.properties;
+  return (
+    typeof properties === 'object' &&
+    properties !== null &&
+    Object.hasOwn(properties, CONTRACT_ARGUMENT.idempotencyKey)
+  );
 }
 
 function stringOrNull(value: unknown): string | null {

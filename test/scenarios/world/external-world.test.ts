@@ -23,6 +23,14 @@ const LISTED: ListedTool[] = [
   {
     name: 'add_note',
     description: 'Adds a note',
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string' }, idempotency_key: { type: 'string' } },
+    },
+  },
+  {
+    name: 'send_note',
+    description: 'Sends a note (the server takes no idempotency key)',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
   },
 ];
@@ -55,7 +63,7 @@ afterEach(async () => {
   connection = undefined;
 });
 
-async function setup(tools = ['get_note', 'add_note']): Promise<{ world: EchoWorld }> {
+async function setup(tools = ['get_note', 'add_note', 'send_note']): Promise<{ world: EchoWorld }> {
   const world = new EchoWorld();
   const { token } = world.credentials.issue('run-1', { tools, resources: {} }, 60_000);
   connection = await connectWorld(world, { credential: token });
@@ -69,9 +77,10 @@ describe('an external world', () => {
     expect(tools.map((t) => [t.name, t.inputSchema])).toEqual(
       LISTED.map((t) => [t.name, t.inputSchema]),
     );
-    expect(world.tools().map((t) => [t.name, t.kind])).toEqual([
-      ['get_note', 'read'],
-      ['add_note', 'write'],
+    expect(world.tools().map((t) => [t.name, t.kind, t.honoursIdempotencyKey])).toEqual([
+      ['get_note', 'read', false],
+      ['add_note', 'write', true],
+      ['send_note', 'write', false],
     ]);
   });
 
@@ -103,6 +112,22 @@ describe('an external world', () => {
     expect(world.ledger.entries().map((e) => [e.identity, e.idempotencyKey])).toEqual([
       ['add_note {"text":"milk"}', 'k1'],
       ['add_note {"text":"milk"}', 'k2'],
+    ]);
+  });
+
+  it('puts every resend of a write that takes no key in the ledger, key or not', async () => {
+    const { world } = await setup();
+    const send = (): Promise<unknown> =>
+      connection!.client.callTool({
+        name: 'send_note',
+        arguments: { text: 'milk' },
+        _meta: { [META.idempotencyKey]: 'k1' },
+      });
+    await send();
+    await send();
+    expect(world.ledger.entries().map((e) => e.identity)).toEqual([
+      'send_note {"text":"milk"}',
+      'send_note {"text":"milk"}',
     ]);
   });
 
