@@ -81,3 +81,4 @@ export {
   type ReplayModelOptions,
 } from './replay-model.js';
 export { messageDeltas, type MessageDelta } from './message-delta.js';
+export { RecordingProxy } from './recording-proxy.js';
