@@ -73,7 +73,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     if (error instanceof ResultsError || error instanceof UnknownReporterError)
       return fail(error.message);
-    if (error instanceof FaultlineError && error.code === 'invalid-input')
+    if (
+      error instanceof FaultlineError &&
+      (error.code === 'invalid-input' || error.code === 'live-unreachable')
+    )
       return fail(error.message);
     if (error instanceof FaultlineError && error.code === 'model-replay-miss') {
       // A divergence, not bad usage: the suite stopped at it and committed nothing.

@@ -11,7 +11,9 @@ export type FaultlineErrorCode =
   | 'closed'
   | 'planner-call'
   /** A replayed model was asked what its cassette does not hold (recordings/replay-model.ts). */
-  | 'model-replay-miss';
+  | 'model-replay-miss'
+  /** A live MCP server could not be reached or listed (scenarios/world/live-world.ts). */
+  | 'live-unreachable';
 
 export class FaultlineError<Data = Record<string, unknown>> extends Error {
   override readonly name: string = 'FaultlineError';

@@ -100,6 +100,13 @@ export interface TrialOptions {
   clock?: RunClock;
   /** The model the agent is given as `run.model` (`--model`, or an object through the API). */
   model?: ModelSetup;
+  /**
+   * Builds the run's world in place of the scenario's (`WORLDS[scenario.world.name]`), with the
+   * trial's seed and the run's clock: a live server (`openLiveWorld`), a cassette. The scenario's
+   * `world.setup` calls are not made on an external world (its scene is its own); the engine
+   * closes an external world when the run ends, however it ends.
+   */
+  world?: (options: { seed: number; clock: RunClock }) => World<unknown> | Promise<World<unknown>>;
 }
 
 export interface TrialResult {
@@ -245,12 +252,39 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
   const runId = options.runId ?? `${scenario.id}#${plan.id}#${trial}`;
   const clock = options.clock ?? new VirtualClock();
   const factory = WORLDS[scenario.world.name];
-  if (!factory) {
+  if (!factory && !options.world) {
     throw new InvalidInputError(`scenario ${scenario.id}`, [
       `world.name: unknown world "${scenario.world.name}" (known: ${Object.keys(WORLDS).join(', ')})`,
     ]);
   }
-  const world = factory.create({ ...scenario.world.options, seed, clock });
+  const world = options.world
+    ? await options.world({ seed, clock })
+    : // Checked above: one of the two is there.
+      (factory as NonNullable<typeof factory>).create({ ...scenario.world.options, seed, clock });
+  try {
+    return await runTrialIn(world, options, { started, plan, trial, seed, runId, clock });
+  } finally {
+    // A live connection, a spawned server: released whatever became of the run.
+    if (world instanceof ExternalWorld) await world.close();
+  }
+}
+
+/** The trial's settings, fixed before its world was built. */
+interface TrialSettings {
+  readonly started: number;
+  readonly plan: FaultPlan;
+  readonly trial: number;
+  readonly seed: number;
+  readonly runId: string;
+  readonly clock: RunClock;
+}
+
+async function runTrialIn(
+  world: World<unknown>,
+  options: TrialOptions,
+  { started, plan, trial, seed, runId, clock }: TrialSettings,
+): Promise<TrialResult> {
+  const { scenario } = options;
   validateFaultPlan(scenario, plan, world);
   let agent = await options.agent();
   // Decided before the run, from the plan and what the agent exposes: never fired, never judged.
@@ -277,7 +311,8 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
       skipped,
       model: options.model !== undefined,
     });
-  const setupEffects = setUpWorld(world, scenario);
+  // An external world's scene is its own (a live server's state, a cassette's replies).
+  const setupEffects = world instanceof ExternalWorld ? 0 : setUpWorld(world, scenario);
   const worldStart = world.snapshot();
 
   const storeDir = join(options.outDir, 'stores');

@@ -3,7 +3,7 @@ import type { ModelSetup } from '../models/model-setup.js';
 import type { Safeguards } from '../runtime/safeguards.js';
 import type { AgentRecords, AgentUnderTest } from './agent.js';
 import { ReferenceAgent } from './agents/reference.js';
-import { runTrial } from './engine.js';
+import { runTrial, type TrialOptions } from './engine.js';
 import type { RunClock } from './run-clock.js';
 import type { Scenario } from './scenario.js';
 import type { Trajectory } from './trajectory.js';
@@ -28,6 +28,8 @@ export interface RunScenarioOptions {
   wallLimitMs?: number;
   /** The model the agent is given as `run.model` (see `TrialOptions.model`). */
   model?: ModelSetup;
+  /** Builds the run's world in place of the scenario's (see `TrialOptions.world`). */
+  world?: TrialOptions['world'];
 }
 
 /** One scenario run, as plain data for reports. */
@@ -80,6 +82,7 @@ export async function runScenario(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.wallLimitMs === undefined ? {} : { wallLimitMs: options.wallLimitMs }),
     ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.world === undefined ? {} : { world: options.world }),
   });
   const actions = (trajectory.agentRecords as AgentRecords | null)?.actions ?? [];
   return {

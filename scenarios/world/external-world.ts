@@ -106,6 +106,14 @@ export abstract class ExternalWorld<State> extends World<State> {
     return this.definitions;
   }
 
+  /**
+   * Releases what the world holds outside the process (a connection, a spawned server). The
+   * engine awaits it when the run ends, however it ends. Default: nothing to release.
+   */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** External tools are answered by `callExternal`; a synchronous call cannot be. */
   override callTool(name: string): Record<string, unknown> {
     throw new WorldError(
