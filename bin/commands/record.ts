@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -20,16 +20,16 @@ import { AUTONOMY_MODES, type AutonomyMode } from '../../runtime/contract.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import { ScaledWallClock } from '../../scenarios/wall-clock.js';
+import { liveTransport, type LiveTarget } from '../../scenarios/world/live-world.js';
 import { FolderLock } from '../folder-lock.js';
 import type { Io } from '../io.js';
 import { MODEL_OPTIONS } from '../model-options.js';
 import { checkOutputFolder } from '../output-folder.js';
-import { recordAgentSession } from '../record-agent.js';
+import { prepareAgent, recordAgentSession } from '../record-agent.js';
 import { listenHttp } from '../serve-http.js';
 import { shellWords } from '../shell-words.js';
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_IDLE_S, findScenario, TOKEN_ENV, whole } from './serve.js';
-import { openLiveTransport, type LiveTarget } from '../live-target.js';
 
 /** Where recordings go unless `--out` says. */
 export const DEFAULT_RECORDINGS = 'recordings';
@@ -186,6 +186,10 @@ export async function recordCommand(argv: string[], io: Io): Promise<number> {
   if (runId.trim() === '') throw new UsageError('--run-id must not be empty');
   // The folder checked before the session runs: a malformed index, or this run id recorded.
   await checkRecordedSession(out, runId, { force: values.force });
+  const prepared =
+    values.agent === undefined
+      ? undefined
+      : await prepareAgent(values.agent, values, values['record-model'] ?? join(out, 'models'));
   const token =
     values.port === undefined ? '' : (process.env[TOKEN_ENV] ?? randomBytes(24).toString('hex'));
   if (values.port !== undefined && token === '')
@@ -203,7 +207,7 @@ export async function recordCommand(argv: string[], io: Io): Promise<number> {
   const started = performance.now();
   const recordedAt = new Date().toISOString();
   try {
-    const session = front
+    const session = !prepared
       ? await recordFront({
           target,
           clock,
@@ -215,17 +219,7 @@ export async function recordCommand(argv: string[], io: Io): Promise<number> {
           say,
           io,
         })
-      : await recordAgentSession({
-          target: target.live,
-          scenario,
-          runId,
-          clock,
-          log,
-          agent: values.agent ?? 'reference',
-          flags: values,
-          modelDir: values['record-model'] ?? `${out}/models`,
-          io,
-        });
+      : await recordAgentSession({ prepared, target: target.live, scenario, runId, clock, log });
     if (session === undefined) return 1;
     const modelCassette =
       session.modelDir === undefined
@@ -297,9 +291,13 @@ interface FrontOptions {
  */
 async function recordFront(options: FrontOptions): Promise<RecordedSessionParts | undefined> {
   const { clock, io } = options;
-  const recorder = new RecordingTransport(openLiveTransport(options.target.live), options.log, {
-    clock: () => clock.now(),
-  });
+  const recorder = new RecordingTransport(
+    liveTransport(options.target.live).transport,
+    options.log,
+    {
+      clock: () => clock.now(),
+    },
+  );
   const stdin = process.stdin;
   const frontTransport = options.stdio
     ? new StdioServerTransport(stdin, process.stdout)
