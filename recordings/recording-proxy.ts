@@ -43,6 +43,7 @@ export class RecordingProxy {
   private readonly open = new Set<string>();
   private ownRequests = 0;
   private lastMessageAt = Date.now();
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly front: Transport,
@@ -98,10 +99,17 @@ export class RecordingProxy {
     await this.front.start();
   }
 
-  /** Ends the session (if not yet ended) and closes both sides; calls still open are unanswered. */
-  async close(reason = 'the proxy stopped'): Promise<void> {
+  /**
+   * Ends the session (if not yet ended) and closes both sides; calls still open are recorded
+   * unanswered. Every call waits for the same close: a spawned live server has exited (or been
+   * stopped) when it resolves.
+   */
+  close(reason = 'the proxy stopped'): Promise<void> {
     this.end(reason);
-    await Promise.allSettled([this.live.close(), this.front.close()]);
+    this.closing ??= Promise.allSettled([this.live.close(), this.front.close()]).then(
+      () => undefined,
+    );
+    return this.closing;
   }
 
   private end(reason: string): void {

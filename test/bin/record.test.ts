@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadCassette, type RecordingIndex } from '../../recordings/index.js';
-import { faultlineInProcess, tempDir, type Ran } from '../support/cli.js';
+import { readResults } from '../../reports/results.js';
+import { faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
+
+const FAULTLINE = join(ROOT, 'bin/faultline.js');
 
 const moduleUrl = (path: string): string =>
   pathToFileURL(fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url))).href;
@@ -267,6 +271,50 @@ describe('faultline record: an external client through the --port front', () => 
         /no MCP client completed initialize before the session ended \(no message from the client for 1 s\); nothing written/,
       );
       expect(existsSync(join(out, 'index.json'))).toBe(false);
+    },
+  );
+});
+
+describe('faultline record --stdio: a stock MCP client spawns the recorder, which spawns the live server', () => {
+  it(
+    'passes the session through with stdout kept for MCP, and records it when the client closes stdin',
+    { timeout: 120_000 },
+    async () => {
+      const dir = tempDir('record-stdio');
+      const out = join(dir, 'recordings');
+      const served = join(dir, 'served');
+      const ran = spawnSync(
+        process.execPath,
+        [
+          join(ROOT, 'test/fixtures/mcp-client.js'),
+          '--',
+          process.execPath,
+          FAULTLINE,
+          'record',
+          'refunds/partial-refund',
+          '--stdio',
+          '--server',
+          `node '${FAULTLINE}' serve refunds/partial-refund --stdio --time-scale 0.001 --out '${served}'`,
+          '--out',
+          out,
+        ],
+        { cwd: ROOT, encoding: 'utf8', timeout: 100_000, env: { ...process.env, NO_COLOR: '1' } },
+      );
+
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stderr).toContain('faultline record: recording "node" for a client on stdio');
+      // The client saw the live server's own tools and instructions, through the proxy.
+      const { results } = readResults(served);
+      expect(results).toEqual([expect.objectContaining({ agent: 'fixture-client', pass: true })]);
+      const index = readIndex(out);
+      expect(index.sessions).toEqual([
+        expect.objectContaining({ agent: 'fixture-client', toolCalls: results[0]?.figures.calls }),
+      ]);
+      const cassette = await loadCassette(join(out, index.sessions[0]?.file ?? ''));
+      expect(cassette.session?.outcome.detail).toBe('the client closed stdin');
+      expect(cassette.interactions.map((i) => (i.kind === 'tool' ? i.tool : i.kind))).toContain(
+        'issue_refund',
+      );
     },
   );
 });

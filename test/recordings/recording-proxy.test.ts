@@ -100,3 +100,35 @@ describe('RecordingProxy', () => {
     await client.close();
   });
 });
+
+describe('RecordingProxy.close', () => {
+  it('makes every caller wait for the one close of both sides', async () => {
+    const [liveClient, liveServer] = InMemoryTransport.createLinkedPair();
+    await notesServer().server.connect(liveServer);
+    let release = (): void => undefined;
+    const slow = new Promise<void>((r) => (release = r));
+    const recorder = new RecordingTransport(liveClient);
+    const closeLive = recorder.close.bind(recorder);
+    // A live side that takes its time to close, as a spawned server does to exit, and whose
+    // second close returns at once (the SDK's stdio transport has let go of the process).
+    let closes = 0;
+    recorder.close = async () => {
+      if (++closes > 1) return;
+      await slow;
+      await closeLive();
+    };
+    const [, frontSide] = InMemoryTransport.createLinkedPair();
+    const proxy = new RecordingProxy(frontSide, recorder);
+    await proxy.start();
+    let firstDone = false;
+    let secondDone = false;
+    void proxy.close('first').then(() => (firstDone = true));
+    void proxy.close('second').then(() => (secondDone = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect([firstDone, secondDone]).toEqual([false, false]);
+    release();
+    await proxy.close();
+    expect([firstDone, secondDone]).toEqual([true, true]);
+    expect(proxy.reason).toBe('first');
+  });
+});
