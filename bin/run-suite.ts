@@ -113,7 +113,13 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
       } else {
         for (const c of todo) {
           if (stopped !== undefined) break;
-          const { result, trajectory } = await runCase(c, agent, pending.dir, suite.model);
+          const { result, trajectory } = await runCase(
+            c,
+            agent,
+            pending.dir,
+            suite.model,
+            suite.live,
+          );
           record(result, trajectory);
         }
       }

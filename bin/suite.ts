@@ -32,6 +32,7 @@ import type { Scenario } from '../scenarios/scenario.js';
 import type { Trajectory } from '../scenarios/trajectory.js';
 import { VirtualClock } from '../scenarios/virtual-clock.js';
 import type { World } from '../scenarios/world/world.js';
+import { openLiveWorld, type LiveTarget } from '../scenarios/world/live-world.js';
 import {
   agentArgument,
   resolveAgent,
@@ -39,6 +40,7 @@ import {
   type ResolvedAgent,
 } from './agent-source.js';
 import { matchesAny } from './glob.js';
+import { liveWords } from './live-target.js';
 import { modelWords } from './model-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -61,6 +63,11 @@ export interface SuiteOptions {
   regressions: string;
   /** The model every run's agent is given (`--model`), as data every worker rebuilds it from. */
   model?: ModelSetup;
+  /**
+   * A live MCP server every run's world is (`--server`, `--url`), in shadow mode: reads go to it,
+   * writes are held as proposals. Its headers are never written anywhere.
+   */
+  live?: LiveTarget;
 }
 
 /** One run to make: a scenario under one fault plan, one trial. */
@@ -204,6 +211,7 @@ export async function suiteSelection(
         ...(agentWord === 'reference' ? [] : [`--agent ${agentWord}`]),
         ...(options.mode ? [`--mode ${options.mode}`] : []),
         ...modelWords(options.model),
+        ...(options.live ? liveWords(options.live) : []),
       ];
       cases.push({
         index: cases.length,
@@ -424,9 +432,16 @@ export async function runCase(
   chosen: string | ResolvedAgent,
   outDir: string,
   model?: ModelSetup,
+  live?: LiveTarget,
 ): Promise<{ result: RunResult; trajectory: Trajectory }> {
   const agent = await agentFrom(chosen);
   const run = await runScenario(c.scenario, {
+    // A live server in shadow mode in place of the scenario's world (the engine closes it).
+    ...(live === undefined
+      ? {}
+      : {
+          world: ({ clock }) => openLiveWorld({ target: live, clock, mode: 'shadow' }),
+        }),
     outDir,
     agent: () => agent.create(),
     ...(agent.module === undefined ? {} : { agentModule: agent.module }),

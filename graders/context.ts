@@ -58,6 +58,13 @@ export interface GradeContext {
   readonly retries: ReadonlySet<string>;
   /** The fired fault that made the ledger effect `seq` (a colleague's change, say), if one did. */
   causeOf(seq: number): FiredFault | undefined;
+  /**
+   * Whether the run's world held writes instead of executing them (a live world in shadow
+   * mode): every write it admitted is a proposal, and no write reached the live server.
+   */
+  readonly holdsWrites: boolean;
+  /** Call ids of the held writes (the trajectory's proposals). */
+  readonly held: ReadonlySet<string>;
 }
 
 /** Anything the trajectory places in time: a call, a fired fault, an operator action, an effect. */
@@ -131,6 +138,8 @@ export function createContext(scenario: Scenario, trajectory: Trajectory): Grade
       };
     }),
     runEffects: trajectory.ledger.filter((e) => e.runId === trajectory.runId),
+    holdsWrites: trajectory.proposals !== undefined,
+    held: new Set((trajectory.proposals ?? []).map((p) => p.callId)),
     tool: (name) => tools.get(name),
     isWrite: (call) => tools.get(call.tool)?.kind === 'write',
     position: (callId) => positions.get(callId) ?? -1,

@@ -293,6 +293,12 @@ export const FINDING_CODES = {
     visibility: 'black-box',
     description: 'evidence the contract requires was never gathered',
   },
+  'proposal-without-evidence': {
+    dimension: 'evidence',
+    visibility: 'black-box',
+    description:
+      'a write held in shadow mode was proposed before the reads its operation checks (its preconditions, the contract’s required evidence) were answered',
+  },
   'evidence-unlinked': {
     dimension: 'evidence',
     visibility: 'white-box',

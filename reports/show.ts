@@ -378,6 +378,24 @@ function stitch(
   return out;
 }
 
+const proposalSchema = z.object({
+  n: z.number().int(),
+  callId: text,
+  tool: text,
+  args: z.record(z.string(), z.unknown()).catch({}),
+  at: z.number(),
+  evidence: z.array(text).catch([]),
+});
+
+/** The trajectory's held writes; undefined when its world held none (not a live shadow run). */
+function proposalsOf(trajectory: unknown): z.infer<typeof proposalSchema>[] | undefined {
+  if (!isRecord(trajectory) || !Array.isArray(trajectory['proposals'])) return undefined;
+  return trajectory['proposals'].flatMap((p) => {
+    const parsed = proposalSchema.safeParse(p);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -495,6 +513,20 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
         `  (${view.unreadable} entr${view.unreadable === 1 ? 'y' : 'ies'} of the trajectory had an unexpected shape and are left out)`,
       ),
     );
+
+  // A live shadow run: what the agent would have changed, had its writes been let through.
+  const proposals = proposalsOf(trajectory);
+  if (proposals !== undefined) {
+    lines.push('', 'Proposals (writes held in shadow mode: what the run would have changed)');
+    if (proposals.length === 0) lines.push('  (none: the agent sent no write)');
+    for (const p of proposals) {
+      const cites = citedBy.get(`call:${p.callId}`);
+      const mark = cites ? `  ${paint(YELLOW, `◀ ${cites.map((n) => `[${n}]`).join('')}`)}` : '';
+      lines.push(
+        `  #${p.n} ${formatDuration(p.at).padStart(8)}  ${printable(p.tool)} ${printable(compactArgs(p.args))} · after ${p.evidence.length} read(s)${mark}`,
+      );
+    }
+  }
 
   lines.push('', 'Findings');
   const entries = new Map(view.entries.map((e) => [e.key, e]));

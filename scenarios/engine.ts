@@ -52,6 +52,7 @@ import { connectWorld, openWorldTransport, type WorldTransport } from './world/s
 import { ReferenceAgent } from './agents/reference.js';
 import type { World } from './world/world.js';
 import { ExternalWorld } from './world/external-world.js';
+import { LiveWorld } from './world/live-world.js';
 
 /** The seed of one trial: one number drives world data, fault probabilities and jitter. */
 export function trialSeed(
@@ -676,6 +677,9 @@ async function runTrialIn(
   const worldEnd = world.snapshot();
   const effects = ledger.filter((e) => e.runId === runId);
   const budgets = scenario.contract.budgets;
+  // Writes a live world held in shadow mode: proposals, sent to faultline and to no one else.
+  const proposals = world instanceof LiveWorld && world.mode === 'shadow' ? world.proposals() : [];
+  const held = new Set(proposals.map((p) => p.callId));
   const sent = log.calls.filter((c) => c.echoOf === undefined);
   const ended: RunEnd = {
     world: worldEnd,
@@ -683,7 +687,8 @@ async function runTrialIn(
     effects,
     withinBudgets:
       sent.length <= budgets.toolCalls &&
-      sent.filter((c) => target.writeTools.has(c.tool)).length <= budgets.externalWrites &&
+      sent.filter((c) => target.writeTools.has(c.tool) && !held.has(c.callId)).length <=
+        budgets.externalWrites &&
       (budgets.costUsd === 0 || Math.max(spentUsd, spendCap.spentUsd) <= budgets.costUsd),
   };
   const trajectory: Trajectory = {
@@ -738,6 +743,16 @@ async function runTrialIn(
             promptHash: runModel.info.promptHash ?? agent.defaultPromptHash ?? null,
           },
           modelCalls,
+        }
+      : {}),
+    // Present, even empty, whenever the world holds writes: the graders judge proposals then.
+    ...(world instanceof LiveWorld && world.mode === 'shadow'
+      ? {
+          proposals: proposals.map((p) => ({
+            ...p,
+            args: structuredClone(p.args),
+            evidence: [...p.evidence],
+          })),
         }
       : {}),
   };

@@ -164,6 +164,25 @@ export const runModelSchema = z.object({
 });
 export type RunModel = z.infer<typeof runModelSchema>;
 
+/**
+ * A write a live world held in shadow mode: sent by the agent, never executed, kept as what the
+ * agent would have changed. `evidence` lists the calls (ids) of the reads the live server
+ * answered before it.
+ */
+export const proposalSchema = z.object({
+  /** 1-based, in the order the writes were held. */
+  n: z.number().int().positive(),
+  /** The held call's id (a call of `calls`). */
+  callId: z.string(),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  at: z.number(),
+  /** Its place in the run's one order of events (see the call's `order`). */
+  order: z.number().int().positive().optional(),
+  evidence: z.array(z.string()),
+});
+export type ProposalRecord = z.infer<typeof proposalSchema>;
+
 export const trajectorySchema = z.object({
   format: z.literal('faultline-trajectory'),
   version: z.literal(TRAJECTORY_VERSION),
@@ -231,6 +250,11 @@ export const trajectorySchema = z.object({
   model: runModelSchema.nullable().optional(),
   /** Every call the agent made to that model (absent: none was metered). */
   modelCalls: z.array(modelCallSchema).optional(),
+  /**
+   * The writes a live world held in shadow mode; present (maybe empty) exactly when the run's
+   * world holds writes instead of executing them. A held write is a proposal, not an action.
+   */
+  proposals: z.array(proposalSchema).optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 

@@ -8,7 +8,10 @@ import { REPORTERS, reporter, UnknownReporterError } from '../../reports/reporte
 import { type RunResult, writeFileAtomic } from '../../reports/results.js';
 import { AUTONOMY_MODES, type AutonomyMode } from '../../runtime/contract.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
+import { VirtualClock } from '../../scenarios/virtual-clock.js';
+import { openLiveWorld, type LiveTarget } from '../../scenarios/world/live-world.js';
 import { chooseAgent, resolveAgent } from '../agent-source.js';
+import { liveTargetFromFlags } from '../live-target.js';
 import { CONFIG_FILE, configFile, loadConfig, MAX_TRIALS } from '../config.js';
 import type { Io } from '../io.js';
 import { MODEL_CASSETTE_HELP, withModelCassettes } from '../model-cassette-flags.js';
@@ -63,6 +66,12 @@ Options:
 ${MODEL_CASSETTE_HELP}
   --max-cost USD       stop the suite once the model spend of its finished runs passes USD
                        (needs the model's models.prices; finished runs are kept for --resume)
+  --server "CMD ARGS…" with --mode shadow: shadow a live MCP server faultline starts (MCP over
+                       its stdio; it inherits the environment): reads go to it, every write is
+                       held, never sent, and graded as a proposal
+  --url URL            with --mode shadow: shadow a live Streamable HTTP MCP server instead
+  --header 'K: V'      an HTTP header for --url (repeatable), e.g. 'Authorization: Bearer …';
+                       never written anywhere
   -h, --help           show this help
 
 Every run is graded on outcome, policy, integrity, recovery, tool use, efficiency, operational
@@ -96,6 +105,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       config: { type: 'string' },
       ...MODEL_OPTIONS,
       'max-cost': { type: 'string' },
+      server: { type: 'string' },
+      url: { type: 'string' },
+      header: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -103,6 +115,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return 0;
   }
+  // The live server's flags checked first: they decide what else may be combined with them.
+  const live = liveTargetFromFlags(values);
   const loaded = await loadConfig(values.config);
   const config = loaded.run;
   // A value the config gave is blamed on the config's file and field, not on a flag.
@@ -126,7 +140,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const mode = values.mode ?? config.mode;
   if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
-  const faults = values.faults ?? config.faults ?? 'all';
+  if (live) checkLiveRun(values, mode);
+  const faults = live ? 'none' : (values.faults ?? config.faults ?? 'all');
   if (faults !== 'all' && faults !== 'none') {
     const unknown = faults
       .split(',')
@@ -137,7 +152,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       );
   }
   const trials = whole('--trials', values.trials, 1, MAX_TRIALS) ?? config.trials ?? 1;
-  const workers = whole('--workers', values.workers, 1) ?? config.workers ?? 1;
+  // A live run is one connection at a time, in this process (see checkLiveRun).
+  const workers = live ? 1 : (whole('--workers', values.workers, 1) ?? config.workers ?? 1);
   const seed = whole('--seed', values.seed, 0, Number.MAX_SAFE_INTEGER) ?? config.seed;
   const reporters = values.reporter ?? config.reporters ?? ['table'];
   const chosen = reporters.map((name) => {
@@ -168,6 +184,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     replay: values['replay-model'],
   });
 
+  // Reached and listed before anything is written: a wrong command or URL is one line, no set.
+  if (live) await probeLive(live);
+
   const started = performance.now();
   let failing = 0;
   const progress = io.color || io.tty ? bar(io) : undefined;
@@ -184,6 +203,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       scenarioFiles: [...(config.scenarios ?? []), ...(values.scenarios ?? [])],
       regressions: regressions ?? 'regressions',
       ...(model === undefined ? {} : { model }),
+      ...(live === undefined ? {} : { live, plan: 'none' }),
     },
     {
       out,
@@ -250,6 +270,39 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     `${formatDuration(virtual)} virtual in ${((performance.now() - started) / 1000).toFixed(2)} s · results in ${join(out, 'results.jsonl')}`,
   );
   return failed === 0 ? 0 : 1;
+}
+
+/**
+ * What a live run may not be combined with. Live writes are `faultline record`'s job: `run`
+ * shadows a live server and never lets a write through. Faults are not injected into a system
+ * that is really there (plan `none` only), and one connection runs at a time, in this process.
+ */
+function checkLiveRun(
+  values: { faults?: string | undefined; plan?: string | undefined; workers?: string | undefined },
+  mode: string | undefined,
+): void {
+  if (mode !== 'shadow')
+    throw new UsageError(
+      `--server/--url run against a live server in shadow mode only: add --mode shadow (to let writes through to a live server, use faultline record)`,
+    );
+  if (values.faults !== undefined && values.faults !== 'none')
+    throw new UsageError(
+      `--faults ${values.faults}: a live run injects no faults (it runs the fault-free plan only); leave --faults out`,
+    );
+  if (values.plan !== undefined && values.plan !== 'none')
+    throw new UsageError(
+      `--plan ${values.plan}: a live run injects no faults (it runs the fault-free plan "none" only)`,
+    );
+  if (values.workers !== undefined && values.workers !== '1')
+    throw new UsageError(
+      `--workers ${values.workers}: a live run uses one connection to the live server at a time; leave --workers out`,
+    );
+}
+
+/** Connects to the live server and lists its tools once, then lets go. */
+async function probeLive(target: LiveTarget): Promise<void> {
+  const world = await openLiveWorld({ target, clock: new VirtualClock(), mode: 'shadow' });
+  await world.close();
 }
 
 /** A whole-number option ≥ `min` (and ≤ `max`, when given), or undefined when absent. */

@@ -269,6 +269,22 @@ export function renderRunPage(input: RunPageInput): Html {
                 citations.has(timeline.outcomeId),
               ),
             ]}
+            ${
+              trajectory.proposals !== undefined &&
+              html`<h3>Proposals: writes held in shadow mode</h3>
+                <ul class="lane">
+                  ${trajectory.proposals.map(
+                    (p) =>
+                      html`<li class="event kind-call">
+                        <span class="what">#${p.n}</span> <code>${p.tool}</code>
+                        <span class="muted"
+                          >${formatDuration(p.at)} · after ${p.evidence.length} read(s)</span
+                        >
+                        <pre>${pretty(p.args)}</pre>
+                      </li>`,
+                  )}
+                </ul>`
+            }
             <details>
               <summary>world at the start</summary>
               <pre>${pretty(trajectory.world.start)}</pre>

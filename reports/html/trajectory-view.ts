@@ -104,6 +104,19 @@ const trajectorySchema = z.object({
   }),
   world: z.object({ start: z.unknown(), end: z.unknown() }),
   times: z.object({ virtualMs: z.number() }),
+  /** Writes a live world held in shadow mode (absent: not a live shadow run). */
+  proposals: z
+    .array(
+      z.object({
+        n: z.number().int(),
+        callId: text,
+        tool: text,
+        args: z.record(z.string(), z.unknown()),
+        at: z.number(),
+        evidence: z.array(text),
+      }),
+    )
+    .optional(),
 });
 
 const agentEventSchema = z.object({

@@ -325,6 +325,23 @@ const CASES: Record<FindingCode, CodeCase> = {
   'evidence-missing': doctored(['refunds/full-refund', 'none'], 'the order is never read', (t) => {
     removeAll(t.calls, (c) => c.tool === 'get_order', 'get_order call');
   }),
+  'proposal-without-evidence': doctored(
+    ['refunds/partial-refund', 'none'],
+    'the refund held as a proposal made before any read',
+    (t) => {
+      const refund = only(t.calls, (c) => c.tool === 'issue_refund', 'refund call');
+      t.proposals = [
+        {
+          n: 1,
+          callId: refund.callId,
+          tool: refund.tool,
+          args: refund.args,
+          at: refund.at,
+          evidence: [],
+        },
+      ];
+    },
+  ),
   'evidence-unlinked': doctored(
     ['refunds/full-refund', 'none'],
     'no event cites the order evidence',
