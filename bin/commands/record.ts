@@ -27,7 +27,7 @@ import { MODEL_OPTIONS } from '../model-options.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { prepareAgent, recordAgentSession } from '../record-agent.js';
 import { listenHttp } from '../serve-http.js';
-import { shellWords } from '../shell-words.js';
+import { liveTargetFromFlags } from '../live-target.js';
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_IDLE_S, findScenario, TOKEN_ENV, whole } from './serve.js';
 
@@ -387,51 +387,29 @@ function liveTargetOf(values: {
   url?: string | undefined;
   header?: string[] | undefined;
 }): ParsedLive {
-  if ((values.server === undefined) === (values.url === undefined))
+  if (values.server === undefined && values.url === undefined)
     throw new UsageError(
       'choose one live server: --server "CMD ARGS…" (a stdio command) or --url URL (Streamable HTTP)',
     );
   if (values.server === undefined && values['server-arg'] !== undefined)
     throw new UsageError('--server-arg: only with --server');
-  if (values.url === undefined && values.header !== undefined)
-    throw new UsageError('--header: only with --url (a stdio server reads its environment)');
-  if (values.server !== undefined) {
-    const [command = '', ...args] = [
-      ...shellWords(values.server, '--server'),
-      ...(values['server-arg'] ?? []),
-    ];
+  const target = liveTargetFromFlags(values);
+  if (target === undefined || !('command' in target)) {
+    const url = new URL(target?.url ?? '');
     return {
-      live: { command, args },
-      source: { kind: 'mcp-stdio', command, args },
-      flag: '--server',
-      label: `"${command}"`,
+      live: target ?? { url: url.href },
+      // Never the headers; a secret in the query is redacted.
+      source: { kind: 'mcp-url', url: redactUrl(url.href) },
+      flag: '--url',
+      label: `${url.origin}${url.pathname}`,
     };
   }
-  const url = values.url ?? '';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`--url must be an http:// or https:// URL (got "${redactUrl(url)}")`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new UsageError(`--url must be an http:// or https:// URL (got "${redactUrl(url)}")`);
-  const headers: Record<string, string> = {};
-  for (const line of values.header ?? []) {
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? '' : line.slice(0, colon).trim();
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-      // The value is not shown: it is usually the secret.
-      throw new UsageError(
-        `--header must be "Name: value" with a header name before the colon (got "${colon < 0 ? '…' : line.slice(0, colon)}: …")`,
-      );
-    headers[name] = line.slice(colon + 1).trim();
-  }
+  const args = [...(target.args ?? []), ...(values['server-arg'] ?? [])];
   return {
-    live: { url, headers },
-    source: { kind: 'mcp-url', url: redactUrl(url) },
-    flag: '--url',
-    label: `${parsed.origin}${parsed.pathname}`,
+    live: { command: target.command, args },
+    source: { kind: 'mcp-stdio', command: target.command, args },
+    flag: '--server',
+    label: `"${target.command}"`,
   };
 }
 

@@ -345,12 +345,12 @@ describe('faultline record: bad input, one line each, nothing written', () => {
     [
       'a header without a name',
       [scenario, '--url', 'http://127.0.0.1:1/mcp', '--header', 'secret-value', '--stdio'],
-      /--header must be "Name: value"/,
+      /--header #1 must be 'Name: value'/,
     ],
     [
       'a header with a stdio server',
       [scenario, ...server, '--header', 'A: b', '--stdio'],
-      /--header: only with --url/,
+      /--header goes with --url/,
     ],
     [
       'a bad verdict',
