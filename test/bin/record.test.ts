@@ -319,6 +319,27 @@ describe('faultline record --stdio: a stock MCP client spawns the recorder, whic
   );
 });
 
+describe('faultline record --help', () => {
+  it('names both live sides, the three agent sides and the folder it writes', async () => {
+    const ran = await faultlineInProcess(['record', '--help']);
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(
+      /^Usage: faultline record SCENARIO \(--server "CMD ARGS…" \| --url URL\)/,
+    );
+    for (const flag of [
+      '--agent NAME|PATH',
+      '--stdio',
+      '--port N',
+      '--header',
+      '--live-plan',
+      '--verdict',
+      '--force',
+    ])
+      expect(ran.stdout).toContain(flag);
+    expect((await faultlineInProcess(['--help'])).stdout).toContain('record SCENARIO');
+  });
+});
+
 describe('faultline record: bad input, one line each, nothing written', () => {
   const scenario = 'refunds/partial-refund';
   const server = ['--server', 'node server.mjs'];
