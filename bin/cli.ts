@@ -8,6 +8,7 @@ import { LIST_HELP, listCommand } from './commands/list.js';
 import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
 import { MERGE_HELP, mergeCommand } from './commands/merge.js';
 import { PROMOTE_HELP, promoteCommand } from './commands/promote.js';
+import { RECORD_HELP, recordCommand } from './commands/record.js';
 import { RUN_HELP, runCommand } from './commands/run.js';
 import { SERVE_HELP, serveCommand } from './commands/serve.js';
 import { SHOW_HELP, showCommand } from './commands/show.js';
@@ -28,6 +29,7 @@ Commands:
   matrix [globs…]   run the agent zoo, grade every run, and check each mutant is caught
   explore SCENARIO  search fault plans for the smallest one that breaks an agent
   serve SCENARIO    serve a scenario's world and fault plan to any MCP client, grade the session
+  record SCENARIO   record an agent's session with a live MCP server as a replayable cassette
 
 Run 'faultline <command> --help' for a command's options.`;
 
@@ -42,6 +44,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => 
     matrix: { help: MATRIX_HELP, run: matrixCommand },
     explore: { help: EXPLORE_HELP, run: exploreCommand },
     serve: { help: SERVE_HELP, run: serveCommand },
+    record: { help: RECORD_HELP, run: recordCommand },
   };
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */

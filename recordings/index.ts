@@ -35,9 +35,17 @@ export {
   type IndexedSession,
   type RecordingIndex,
 } from './recording-index.js';
+export {
+  checkRecordedSession,
+  readRecordingIndex,
+  recordingFile,
+  SessionExistsError,
+  writeRecordedSession,
+  type WrittenSession,
+} from './record-session.js';
 export { DEFAULT_REDACTION, REDACTED, redact, redactUrl, type RedactOptions } from './redact.js';
 export { InteractionLog } from './interaction-log.js';
-export { RecordingTransport } from './recording-transport.js';
+export { RecordingTransport, type RecordingTransportOptions } from './recording-transport.js';
 export { recordMcp, type McpTarget, type RecordMcpOptions } from './record-mcp.js';
 export { createRecordingFetch, recordHttp, type RecordHttpOptions } from './record-http.js';
 export {
@@ -73,3 +81,4 @@ export {
   type ReplayModelOptions,
 } from './replay-model.js';
 export { messageDeltas, type MessageDelta } from './message-delta.js';
+export { RecordingProxy } from './recording-proxy.js';

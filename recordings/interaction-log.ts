@@ -4,8 +4,9 @@ import { DEFAULT_REDACTION, type RedactOptions } from './redact.js';
 /**
  * The interactions of one recording, in the order they were *made*, not the order they were
  * answered: a slow call started before a fast one stays first. A recorder reserves a place
- * when a request leaves and fills it when the reply comes; a place never filled (no reply
- * before the connection closed) is left out. Payloads are redacted as they are filled, so a
+ * when a request leaves and fills it when the reply comes (or, for a tool call that got none,
+ * when the client gave up or the connection closed: see `RecordingTransport`); a place never
+ * filled is left out. Payloads are redacted as they are filled, so a
  * secret never sits in a cassette even in memory. One log may be shared by several recorders
  * (MCP and HTTP) to interleave their interactions in one cassette.
  *

@@ -54,7 +54,8 @@ function open(target: McpTarget): { transport: Transport; source: CassetteSource
 /**
  * Connects a real MCP client to a live server, lets `run` drive it, and returns what was
  * said as a cassette: the server's tool list and every `tools/call` with its result (or
- * JSON-RPC error), in the order the calls were made, secrets redacted. The client is closed
+ * JSON-RPC error, or `unanswered` when it got no reply), in the order the calls were made,
+ * secrets redacted. The client is closed
  * (and a spawned server stopped) however `run` ends; if `run` throws, so does this.
  *
  * @example

@@ -77,10 +77,26 @@ function rpcError(recorded: { code: number; message: string; data?: unknown }): 
 }
 
 /**
+ * The reply to a call that was recorded unanswered: none. The SDK sends nothing for a request
+ * whose handler was aborted (the client cancelled it, or the connection closed), so settling
+ * then only frees the handler.
+ */
+function silence(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const stop = (): void => {
+      reject(new Error('the recorded call got no reply'));
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/**
  * Serves a cassette as an MCP server: the recorded tools with their recorded JSON schemas,
  * and each `tools/call` answered with the recorded result — provided it is the next recorded
- * call (same tool, same canonical arguments, same occurrence). The first call that is not is
- * the divergence: it gets an `isError` result whose `_meta['faultline/error']` says what was
+ * call (same tool, same canonical arguments, same occurrence). A call recorded `unanswered`
+ * is never answered (the client times out or cancels, as it did live), and replay moves on to
+ * the next recorded call. The first call that is not the next recorded one is the divergence: it gets an `isError` result whose `_meta['faultline/error']` says what was
  * expected and what came, and every later call is refused too, since the replay is over.
  * Nothing is ever forwarded to a live server.
  *
@@ -110,7 +126,7 @@ export function createReplayServer(cassette: Cassette, options: ReplayOptions = 
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: structuredClone(cassette.tools) as Tool[],
   }));
-  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     calls += 1;
     const tool = request.params.name;
     const args = redact(request.params.arguments ?? {}, redaction);
@@ -134,6 +150,7 @@ export function createReplayServer(cassette: Cassette, options: ReplayOptions = 
       cursor += 1;
       served.set(key, actual.occurrence);
       if (next.error !== undefined) throw rpcError(next.error);
+      if (next.unanswered !== undefined) return silence(extra.signal);
       return structuredClone(next.result ?? { content: [] });
     }
 

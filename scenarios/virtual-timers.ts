@@ -22,6 +22,12 @@ const real = {
 /** Wall time in ms, never virtual: for the harness's own limits (the hang watchdog). */
 export const wallNow: () => number = real.performanceNow;
 
+/**
+ * Node's own `setTimeout` and `clearTimeout`, never a run's: for a clock that itself follows
+ * wall time (`ScaledWallClock`), which a run's timers would otherwise route back to itself.
+ */
+export const wallTimers = { setTimeout: real.setTimeout, clearTimeout: real.clearTimeout };
+
 const scope = new AsyncLocalStorage<RunTimers>();
 /** Live virtual timers by their numeric id, for `clearTimeout(id)` after `+timer`. */
 const byId = new Map<number, VirtualTimeout>();

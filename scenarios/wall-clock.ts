@@ -1,5 +1,6 @@
 import { sleepOnTimer } from '../runtime/clock.js';
 import type { RunClock } from './run-clock.js';
+import { wallNow as realNow, wallTimers } from './virtual-timers.js';
 
 interface WallTimer {
   readonly at: number;
@@ -43,7 +44,10 @@ export class ScaledWallClock implements RunClock {
   /** @param scale wall milliseconds per virtual millisecond, in (0, 1]. */
   constructor(
     readonly scale: number,
-    private readonly wallNow: () => number = () => performance.now(),
+    // The real clock, saved before any run's timers make `performance.now` follow a run's
+    // clock (this one, for an agent that keeps none of its own): read through them, it would
+    // call itself.
+    private readonly wallNow: () => number = realNow,
   ) {
     if (!(scale > 0 && scale <= 1))
       throw new RangeError(`time scale must be in (0, 1] (got ${scale})`);
@@ -98,19 +102,20 @@ export class ScaledWallClock implements RunClock {
 
   /** Cancels every timer still waiting (the run is over: nothing of it may fire later). */
   stop(): void {
-    clearTimeout(this.handle);
+    wallTimers.clearTimeout(this.handle);
     this.handle = undefined;
     this.timers = [];
   }
 
   /** One wall timer for the earliest timer: timers fire one by one, in order of due time. */
   private schedule(): void {
-    clearTimeout(this.handle);
+    wallTimers.clearTimeout(this.handle);
     this.handle = undefined;
     const next = this.timers[0];
     if (this.startedAt === undefined || !next) return;
     const wall = Math.min(Math.max(0, (next.at - this.now()) * this.scale), MAX_WAIT);
-    this.handle = setTimeout(() => {
+    // Node's own timers: a run's timers (an agent that keeps no clock) would come back here.
+    this.handle = wallTimers.setTimeout(() => {
       this.fireNext();
     }, wall);
   }

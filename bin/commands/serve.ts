@@ -280,7 +280,7 @@ function instructionsFor(scenario: Scenario): string {
   ].join('\n');
 }
 
-async function findScenario(id: string, files: readonly string[]): Promise<Scenario> {
+export async function findScenario(id: string, files: readonly string[]): Promise<Scenario> {
   const known = [...BUILT_IN_SCENARIOS];
   for (const file of files) known.push(...(await loadScenarioFile(file)));
   const found = known.find((s) => s.id === id);
@@ -315,7 +315,7 @@ function timeScale(value: string | undefined): number {
 }
 
 /** A whole-number option in [min, max], or undefined when absent. */
-function whole(
+export function whole(
   name: string,
   value: string | undefined,
   min: number,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScaledWallClock } from '../../scenarios/wall-clock.js';
+import { RunTimers } from '../../scenarios/virtual-timers.js';
 
 describe('ScaledWallClock', () => {
   it('reads wall time since start divided by the scale, standing at 0 until started', () => {
@@ -79,5 +80,22 @@ describe('ScaledWallClock', () => {
   it('refuses a scale outside (0, 1]', () => {
     for (const scale of [0, -1, 1.5, Number.NaN])
       expect(() => new ScaledWallClock(scale)).toThrow(/time scale must be in \(0, 1\]/);
+  });
+});
+
+describe('ScaledWallClock under the run timers of an agent that keeps no clock of its own', () => {
+  it('reads real time, not the performance.now the timers make follow it (no recursion)', async () => {
+    const clock = new ScaledWallClock(0.5);
+    clock.start();
+    const timers = new RunTimers(clock);
+    const seen = await timers.run(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      return { now: clock.now(), perf: performance.now() };
+    });
+    clock.stop();
+    expect(seen.now).toBeGreaterThanOrEqual(0);
+    // performance.now follows the run's clock inside the timers' scope.
+    expect(seen.perf).toBeGreaterThanOrEqual(seen.now);
+    expect(seen.perf).toBeLessThan(seen.now + 1_000);
   });
 });
