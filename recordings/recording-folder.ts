@@ -153,10 +153,7 @@ export async function readRecordingFolder(dir: string): Promise<RecordingFolder>
         `sessions[${i}].file: "${entry.file}" must name a file inside the folder`,
       );
     if (!(await stat(file).catch(() => undefined))?.isFile())
-      throw problem(
-        indexSource,
-        `sessions[${i}].file: ${entry.file} does not exist in ${dir}`,
-      );
+      throw problem(indexSource, `sessions[${i}].file: ${entry.file} does not exist in ${dir}`);
     sessions.push(await readSession(i, file, entry));
   }
   return { dir: root, sessions };

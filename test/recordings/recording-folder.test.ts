@@ -5,11 +5,7 @@ import type { Cassette } from '../../recordings/index.js';
 import { readRecordingFolder } from '../../recordings/recording-folder.js';
 import { InvalidInputError } from '../../runtime/errors.js';
 import { tempDir } from '../support/cli.js';
-import {
-  cassetteFile,
-  recordSession,
-  writeRecordingFolder,
-} from '../support/recorded-sessions.js';
+import { cassetteFile, recordSession, writeRecordingFolder } from '../support/recorded-sessions.js';
 
 let cassette: Cassette;
 let dirs = 0;
@@ -19,7 +15,9 @@ beforeAll(async () => {
 });
 
 /** A fresh folder holding the recorded session, then changed by `edit`. */
-async function folder(edit: (dir: string, file: string) => void = () => undefined): Promise<string> {
+async function folder(
+  edit: (dir: string, file: string) => void = () => undefined,
+): Promise<string> {
   const dir = join(tempDir('recording-folder'), `set-${dirs++}`);
   await writeRecordingFolder(dir, [cassette]);
   edit(dir, join(dir, cassetteFile(cassette.session?.runId ?? '')));

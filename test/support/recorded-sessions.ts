@@ -36,7 +36,10 @@ export interface SessionSpec {
 }
 
 /** The agent, its tool calls recorded through a client of its own on `run.connect()`. */
-function recording(inner: AgentUnderTest, recorder: { transport?: RecordingTransport }): AgentUnderTest {
+function recording(
+  inner: AgentUnderTest,
+  recorder: { transport?: RecordingTransport },
+): AgentUnderTest {
   const wrap = async (run: AgentRun): Promise<AgentRun> => {
     const transport = new RecordingTransport(await run.connect());
     recorder.transport = transport;
