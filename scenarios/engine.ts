@@ -51,6 +51,7 @@ import type { LedgerEntry } from './world/effect-ledger.js';
 import { connectWorld, openWorldTransport, type WorldTransport } from './world/serve.js';
 import { ReferenceAgent } from './agents/reference.js';
 import type { World } from './world/world.js';
+import { ExternalWorld } from './world/external-world.js';
 
 /** The seed of one trial: one number drives world data, fault probabilities and jitter. */
 export function trialSeed(
@@ -366,6 +367,19 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     () => clock.sequence(),
   );
   const deadline = new AbortController();
+  // An external world (a cassette, a live server) may end the run, and may withhold a reply,
+  // which the wire then drops as it drops a lost acknowledgement.
+  const external: ExternalWorld<unknown> | undefined =
+    world instanceof ExternalWorld ? (world as ExternalWorld<unknown>) : undefined;
+  if (external) {
+    external.endRun = (reason) => {
+      if (!deadline.signal.aborted) deadline.abort(new Error(reason));
+    };
+    external.withholdReply = (requestId) => {
+      for (const t of transports) t.dropReply(requestId);
+      return true;
+    };
+  }
   // The hard stop: twice the contract's virtual time budget, then the agent is told to stop.
   clock.setTimer(scenario.contract.budgets.virtualTimeMs * 2, () => {
     deadline.abort(new Error('virtual time limit reached'));

@@ -3,6 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CallToolRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
   type ListToolsResult,
@@ -12,6 +13,7 @@ import { META } from '../../runtime/protocol.js';
 import { sharedSchemaValidators } from '../../runtime/schema-validators.js';
 import type { ApprovalDesk, ApprovalTool } from './approval-desk.js';
 import { contractInput } from './contract-arguments.js';
+import { ExternalWorld } from './external-world.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { World } from './world.js';
 import { WorldError } from './world-error.js';
@@ -47,6 +49,7 @@ export function createWorldServer(
     { name: `faultline-world-${world.name}`, version: '0.1.0' },
     { jsonSchemaValidator: sharedSchemaValidators },
   );
+  if (world instanceof ExternalWorld) return serveExternal(server, world, options);
   for (const tool of world.tools()) {
     server.registerTool(
       tool.name,
@@ -101,6 +104,69 @@ export function createWorldServer(
       })),
     ],
   }));
+  return server;
+}
+
+/**
+ * An external world's server: its tools listed verbatim, as the server it stands for listed
+ * them, each call answered by the world's `callExternal` (credential and fault hooks first) and
+ * its result passed on as the server sent it; the approvals desk beside them as usual.
+ */
+function serveExternal(
+  server: McpServer,
+  world: ExternalWorld<unknown>,
+  options: { credential?: string; approvals?: ApprovalDesk },
+): McpServer {
+  const desk = options.approvals?.tools() ?? [];
+  const listed = world.listedTools();
+  server.server.registerCapabilities({ tools: {} });
+  server.server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
+    tools: [
+      ...listed.map((tool) => structuredClone(tool) as ListToolsResult['tools'][number]),
+      ...desk.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: advertised(tool.input, 'input'),
+        annotations: { readOnlyHint: false },
+        outputSchema: advertised(tool.output, 'output'),
+      })),
+    ],
+  }));
+  server.server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      const { name, arguments: args = {} } = request.params;
+      const deskTool = desk.find((t) => t.name === name);
+      if (deskTool) {
+        const parsed = deskTool.input.safeParse(args);
+        if (!parsed.success)
+          return refusal(
+            new WorldError(
+              'invalid_argument',
+              `invalid arguments for ${name}: ${parsed.error.message}`,
+            ),
+          );
+        return answerDesk(deskTool, parsed.data);
+      }
+      const bound = bind(
+        {
+          requestId: extra.requestId,
+          ...(request.params._meta ? { _meta: request.params._meta } : {}),
+        },
+        options.credential,
+      );
+      try {
+        // A withheld reply (null) is sent empty and dropped by the wire.
+        return (
+          (await world.callExternal(name, args, bound._meta, bound.requestId, extra.signal)) ?? {
+            content: [],
+          }
+        );
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  );
   return server;
 }
 

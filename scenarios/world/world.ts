@@ -145,6 +145,43 @@ export abstract class World<State> {
   }
 
   /**
+   * What every call goes through before the world answers it, simulated or external: the tool
+   * must exist, the contract's ordinary arguments are taken out, the credential in `meta` must
+   * allow the call, and the `beforeCall` hooks (faults) may refuse it. Throws `WorldError`.
+   */
+  protected admit(
+    name: string,
+    sent: Readonly<Record<string, unknown>>,
+    meta: Readonly<Record<string, unknown>> | undefined,
+    requestId: string | number,
+  ): { tool: ToolDefinition; call: WorldCall; taken: ReturnType<typeof takeContractArguments> } {
+    const tool = this.tool(name);
+    if (!tool) throw new WorldError('invalid_argument', `unknown tool "${name}"`);
+    const callMeta = meta ?? {};
+    const taken = takeContractArguments(sent);
+    const args = taken.args;
+
+    // A credential of the wrong type is no credential: refuse it as unauthenticated.
+    const presented = callMeta[META.credential];
+    const token = typeof presented === 'string' ? presented : undefined;
+    const access = this.credentials.check(token, name, args);
+    if (!access.ok) throw new WorldError(access.class, access.message);
+
+    const call: WorldCall = {
+      tool: name,
+      args,
+      requestId: String(requestId),
+      runId: access.runId,
+      meta: callMeta,
+    };
+    for (const hook of this.beforeCall) {
+      const refusal = hook(call);
+      if (refusal) throw refusal;
+    }
+    return { tool, call, taken };
+  }
+
+  /**
    * Serves one call: credential check from `meta`, `beforeCall` hooks, argument validation,
    * idempotent replay (writes that honour keys), then the handler. Throws `WorldError` for
    * every refusal; anything else thrown is a bug in the world.
@@ -159,30 +196,8 @@ export abstract class World<State> {
     meta: Readonly<Record<string, unknown>> | undefined,
     requestId: string | number,
   ): Record<string, unknown> {
-    const tool = this.tool(name);
-    if (!tool) throw new WorldError('invalid_argument', `unknown tool "${name}"`);
-    const callMeta = meta ?? {};
-    const taken = takeContractArguments(sent);
-    const args = taken.args;
-    const requestKey = String(requestId);
-
-    // A credential of the wrong type is no credential: refuse it as unauthenticated.
-    const presented = callMeta[META.credential];
-    const token = typeof presented === 'string' ? presented : undefined;
-    const access = this.credentials.check(token, name, args);
-    if (!access.ok) throw new WorldError(access.class, access.message);
-
-    const call: WorldCall = {
-      tool: name,
-      args,
-      requestId: requestKey,
-      runId: access.runId,
-      meta: callMeta,
-    };
-    for (const hook of this.beforeCall) {
-      const refusal = hook(call);
-      if (refusal) throw refusal;
-    }
+    const { tool, call, taken } = this.admit(name, sent, meta, requestId);
+    const { args, meta: callMeta, requestId: requestKey, runId } = call;
 
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) {
@@ -227,7 +242,7 @@ export abstract class World<State> {
     const before = dropped ? structuredClone(this.state) : undefined;
     const ctx: CallContext = {
       now: this.clock.now(),
-      runId: access.runId,
+      runId,
       requestId: requestKey,
       idempotencyKey,
       approvalToken,
@@ -235,7 +250,7 @@ export abstract class World<State> {
         (dropped
           ? (e: NewLedgerEntry) => this.unrecorded(e)
           : this.ledger.append.bind(this.ledger))({
-          runId: access.runId,
+          runId,
           tool: name,
           requestId: requestKey,
           idempotencyKey,
