@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Cassette } from '../../recordings/index.js';
+import { runPassed } from '../../reports/graded.js';
+import { readResults, type RunResult } from '../../reports/results.js';
 import { expectInputError, faultlineInProcess, tempDir, type Ran } from '../support/cli.js';
 import { cassetteFile, recordSession, writeRecordingFolder } from '../support/recorded-sessions.js';
 
@@ -131,5 +133,106 @@ describe('faultline run --replay: refused before anything is written', () => {
       pattern,
     );
     untouched();
+  });
+});
+
+/** A replay into a fresh --out folder: what it printed, and the result set it made. */
+async function replayed(
+  dir: string,
+  ...extra: string[]
+): Promise<Ran & { out: string; results: RunResult[] }> {
+  const out = tempDir('run-replay-set');
+  const ran = await faultlineInProcess(['run', '--replay', dir, '--out', out, ...extra]);
+  const results = ran.status === 2 ? [] : readResults(out).results;
+  return { ...ran, out, results };
+}
+
+describe('faultline run --replay: the recorded sessions as cases', () => {
+  it('replays each session with the agent that recorded it: no divergence, outcome judged, mode replay', async () => {
+    const ran = await replayed(recordings);
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    expect(ran.results.map((r) => [r.scenarioId, r.faultPlanId, r.mode, runPassed(r)])).toEqual([
+      ['refunds/full-refund', 'recorded-7', 'replay', true],
+      ['refunds/partial-refund', 'recorded-7', 'replay', true],
+      ['crm/update-contact', 'recorded-11', 'replay', true],
+    ]);
+    for (const r of ran.results) {
+      expect(r.grades.outcome?.notApplicable).toBeUndefined();
+      expect(r.grades.outcome?.figures.worldHolds).toBe(1);
+      expect(r.world).toBe('recorded');
+      // The recorded calls, every one of them, and nothing else.
+      const recorded = cassettes.find((c) => c.session?.scenario.id === r.scenarioId);
+      expect(r.figures.calls).toBe(recorded?.interactions.length);
+    }
+    expect(ran.stdout).toMatch(/refunds\/full-refund\s+│ recorded-7 /);
+  });
+
+  it('--trials K replays the same cassette K times, with the same result each time', async () => {
+    const ran = await replayed(recordings, '--trials', '3');
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.results).toHaveLength(9);
+    const same = (r: RunResult): unknown => [
+      r.scenarioId,
+      r.state,
+      r.pass,
+      r.figures.calls,
+      r.grades,
+    ];
+    for (const r of ran.results) {
+      const first = ran.results.find((o) => o.scenarioId === r.scenarioId && o.trial === 0);
+      expect(same(r)).toEqual(same(first as RunResult));
+      expect(r.seed).toBe(first?.seed);
+    }
+  });
+
+  it('a mutant that leaves the recorded path fails at its first divergence, and show names the step', async () => {
+    const ran = await replayed(recordings, '--agent', 'no-idempotency');
+    expect(ran.status).toBe(1);
+    const refund = ran.results.find((r) => r.scenarioId === 'refunds/full-refund');
+    expect(refund && runPassed(refund)).toBe(false);
+    const findings = Object.values(refund?.grades ?? {}).flatMap((g) => g.findings);
+    const divergence = findings.find((f) => f.code === 'replay-divergence');
+    expect(divergence?.message).toMatch(/step 3: expected issue_refund .*, got issue_refund /);
+    const shown = await faultlineInProcess([
+      'show',
+      'refunds/full-refund/recorded-7/0',
+      '--out',
+      ran.out,
+    ]);
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/diverged\s+replay divergence at step 3: expected issue_refund /);
+  });
+
+  it('a session recorded without a verdict is replayed with its outcome not applicable', async () => {
+    const dir = join(root, 'no-verdict');
+    const [first] = cassettes;
+    if (!first?.session) throw new Error('no session');
+    await writeRecordingFolder(dir, [{ ...first, session: { ...first.session, verdict: null } }]);
+    const ran = await replayed(dir);
+    expect(ran.status, ran.stderr).toBe(0);
+    const [only] = ran.results;
+    expect(only?.grades.outcome?.notApplicable).toMatch(/no verdict/);
+    expect(only?.pass).toBe(true);
+    expect(ran.stdout).toMatch(/│ recorded-7 +│ n\/a +│ ✓ /);
+    const shown = await faultlineInProcess(['show', 'recorded-7', '--out', ran.out]);
+    expect(shown.stdout).toMatch(/– outcome · not applicable: the recording carries no verdict/);
+  });
+});
+
+describe('promote --to historical-replay on replay runs', () => {
+  it('passes for the agent that recorded the sessions and fails for a mutant (3 sessions × 20 trials)', async () => {
+    const reference = await replayed(recordings, '--trials', '20', '--reporter', 'json');
+    expect(reference.results).toHaveLength(60);
+    const passed = await faultlineInProcess([
+      'promote',
+      reference.out,
+      '--to',
+      'historical-replay',
+    ]);
+    expect(passed.status, passed.stdout + passed.stderr).toBe(0);
+    const mutant = await replayed(recordings, '--trials', '20', '--agent', 'no-idempotency');
+    const failed = await faultlineInProcess(['promote', mutant.out, '--to', 'historical-replay']);
+    expect(failed.status, failed.stdout).toBe(1);
+    expect(failed.stdout).toMatch(/outcome pass\^3/);
   });
 });
