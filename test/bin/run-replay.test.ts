@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ModelSetup } from '../../models/model-setup.js';
 import type { Cassette } from '../../recordings/index.js';
 import { runPassed } from '../../reports/graded.js';
 import { readResults, type RunResult } from '../../reports/results.js';
@@ -216,6 +217,40 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
     expect(ran.stdout).toMatch(/│ recorded-7 +│ n\/a +│ ✓ /);
     const shown = await faultlineInProcess(['show', 'recorded-7', '--out', ran.out]);
     expect(shown.stdout).toMatch(/– outcome · not applicable: the recording carries no verdict/);
+  });
+});
+
+describe('faultline run --replay with a model agent', () => {
+  it("replays a model agent's session, its model replies from the model cassettes (--replay-model)", async () => {
+    const replies = 'recordings/cassettes/models/tool-loop';
+    const model: ModelSetup = {
+      spec: 'openai:scripted-oracle',
+      provider: 'openai',
+      api: 'openai',
+      modelId: 'scripted-oracle',
+      replayDir: replies,
+    };
+    const dir = join(root, 'model-agent');
+    await writeRecordingFolder(dir, [
+      await recordSession({ scenarioId: 'refunds/full-refund', agent: 'tool-loop', model }),
+    ]);
+    const ran = await replayed(
+      dir,
+      '--agent',
+      'tool-loop',
+      '--model',
+      'openai:scripted-oracle',
+      '--replay-model',
+      replies,
+    );
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    const [only] = ran.results;
+    expect([only?.agent, only?.mode, only?.modelCassettes?.mode]).toEqual([
+      'tool-loop',
+      'replay',
+      'replay',
+    ]);
+    expect(only?.figures.modelCalls).toBeGreaterThan(0);
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gradeRun } from '../../graders/index.js';
+import type { ModelSetup } from '../../models/model-setup.js';
 import {
   createCassette,
   RecordingTransport,
@@ -33,6 +34,8 @@ export interface SessionSpec {
   agent?: string;
   /** Overrides the verdict the graders give (null: not known). */
   verdict?: 'pass' | 'fail' | null;
+  /** The model of a model agent (its replies replayed from a model cassette folder, say). */
+  model?: ModelSetup;
 }
 
 /** The agent, its tool calls recorded through a client of its own on `run.connect()`. */
@@ -67,7 +70,11 @@ export async function recordSession(spec: SessionSpec): Promise<Cassette> {
   const scratch = mkdtempSync(join(tmpdir(), 'faultline-recording-'));
   try {
     const agent = recording(entry.create(), recorder);
-    const run = await runScenario(scenario, { outDir: scratch, agent: () => agent });
+    const run = await runScenario(scenario, {
+      outDir: scratch,
+      agent: () => agent,
+      ...(spec.model === undefined ? {} : { model: spec.model }),
+    });
     const transport = recorder.transport;
     if (!transport) throw new Error('the agent never connected');
     const graded = gradeRun(scenario, run.trajectory);
