@@ -124,6 +124,12 @@ export const FINDING_CODES = {
     description:
       'an answer is marked answered with a claim that a source in the corpus refutes: conflicting evidence reported as settled',
   },
+  'replay-divergence': {
+    dimension: 'outcome',
+    visibility: 'black-box',
+    description:
+      'the run left its recording: the first call the recorded world could not answer (step, expected call, actual call); the run ended there',
+  },
   // policy
   'tool-outside-contract': {
     dimension: 'policy',

@@ -79,9 +79,21 @@ export function gradeOutcome(ctx: GradeContext): Grade {
       ),
     );
   }
+  // A replay judged nothing past the first call its recording could not answer: the run ended
+  // there, and that is a finding of its own, whatever the expectation says.
+  const divergence = t.replay?.divergence;
+  if (divergence) {
+    findings.push(
+      finding(
+        'replay-divergence',
+        divergence.message,
+        ctx.position(divergence.callId) >= 0 ? [{ kind: 'call', callId: divergence.callId }] : at,
+      ),
+    );
+  }
   const provenance = checkProvenance(ctx);
   findings.push(...provenance.findings);
-  return grade('outcome', findings, 2 + provenance.checked, {
+  return grade('outcome', findings, 2 + (t.replay ? 1 : 0) + provenance.checked, {
     worldHolds: worldHolds ? 1 : 0,
     completed: got.state === 'completed' ? 1 : 0,
     citationsChecked: provenance.checked,

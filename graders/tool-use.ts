@@ -8,8 +8,13 @@ import { finding, grade, type Finding, type Grade } from './grade.js';
  */
 export function gradeToolUse(ctx: GradeContext): Grade {
   const findings: Finding[] = [];
+  // The call a recording could not answer, and any after it, were refused by the replay, not
+  // for their arguments: outcome reports the divergence.
+  const divergence = ctx.trajectory.replay?.divergence;
+  const replayEnded = divergence ? ctx.position(divergence.callId) : -1;
   for (const c of ctx.calls) {
     const ref = [{ kind: 'call' as const, callId: c.callId }];
+    if (replayEnded >= 0 && ctx.position(c.callId) >= replayEnded) continue;
     if (!ctx.tool(c.tool)) {
       findings.push(finding('unknown-tool', `${c.tool} is not a tool the world serves`, ref));
     } else if (c.outcome.type === 'fail' && c.outcome.class === 'invalid_argument') {

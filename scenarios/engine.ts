@@ -52,6 +52,7 @@ import { connectWorld, openWorldTransport, type WorldTransport } from './world/s
 import { ReferenceAgent } from './agents/reference.js';
 import type { World } from './world/world.js';
 import { ExternalWorld } from './world/external-world.js';
+import { RecordedWorld } from './world/recorded-world.js';
 
 /** The seed of one trial: one number drives world data, fault probabilities and jitter. */
 export function trialSeed(
@@ -704,6 +705,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     agentRecords: agent.records?.(storePath, runId) ?? null,
     outcome,
     times: { virtualMs: clock.now(), wallMs: wallNow() - started },
+    ...(world instanceof RecordedWorld ? { replay: replayOf(world) } : {}),
     ...(runModel
       ? {
           model: {
@@ -729,6 +731,18 @@ export async function runTrial(options: TrialOptions): Promise<TrialResult> {
     storePath,
     asExpected: mismatches.length === 0,
     mismatches: scrubKey(options.model, mismatches),
+  };
+}
+
+/** What a run against a recorded world made of the recording. */
+function replayOf(world: RecordedWorld): NonNullable<Trajectory['replay']> {
+  const { cassette, match, served, remaining, divergence } = world.snapshot();
+  return {
+    cassette,
+    match,
+    served,
+    remaining,
+    divergence: divergence === null ? null : structuredClone(divergence),
   };
 }
 

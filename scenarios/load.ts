@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import type { Check } from '../runtime/blueprint.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { dependenciesOf } from '../runtime/scripted-planner.js';
 import { parseInput } from '../runtime/validate.js';
 import { validateFaultPlan } from './engine.js';
 import { WORLDS } from './library/worlds.js';
+import { RECORDED_WORLD } from './world/recorded-world.js';
 import { scenarioSchema, type Scenario } from './scenario.js';
 import { importUserModule } from './user-module.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -63,10 +64,26 @@ export async function loadScenarioFile(path: string): Promise<Scenario[]> {
     ]);
   return candidates.map(([name, value]) => {
     const source = `scenario file ${path} (${name})`;
-    const scenario = parseInput(scenarioSchema, value, source);
+    const scenario = parseInput(scenarioSchema, besideFile(value, file), source);
     checkScenario(scenario, source);
     return scenario;
   });
+}
+
+/**
+ * A recorded world's cassette named by a relative path is found beside the scenario file, as
+ * an import is, not wherever the command happens to run: the path is made absolute here.
+ */
+function besideFile(value: unknown, file: string): unknown {
+  if (!looksLikeScenario(value)) return value;
+  const world = value.world as { name?: unknown; options?: Record<string, unknown> } | undefined;
+  const cassette = world?.options?.cassette;
+  if (world?.name !== RECORDED_WORLD || typeof cassette !== 'string' || isAbsolute(cassette))
+    return value;
+  return {
+    ...value,
+    world: { ...world, options: { ...world.options, cassette: resolve(dirname(file), cassette) } },
+  };
 }
 
 /**

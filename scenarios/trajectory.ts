@@ -164,6 +164,40 @@ export const runModelSchema = z.object({
 });
 export type RunModel = z.infer<typeof runModelSchema>;
 
+const replayedCallSchema = z.object({
+  tool: z.string(),
+  /** The arguments with the contract's `idempotency_key` and `approval_token` set aside, redacted. */
+  arguments: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * A run against a recorded world (a cassette): how far it followed the recording, and where it
+ * left it. The divergence is the first call the recording could not answer; the run ended there.
+ */
+export const replaySchema = z.object({
+  /** The cassette file. */
+  cassette: z.string(),
+  /** `sequence`: the recorded calls in order (historical replay); `state`: the recording as a fixture. */
+  match: z.enum(['sequence', 'state']),
+  /** Recorded world calls that answered a call of the run. */
+  served: z.number().int().nonnegative(),
+  /** Recorded world calls that answered none. */
+  remaining: z.number().int().nonnegative(),
+  divergence: z
+    .object({
+      /** 1-based number of the world call that diverged. */
+      step: z.number().int().positive(),
+      /** The recorded call that should have come (its cassette step too); null: none could. */
+      expected: replayedCallSchema.extend({ recordedStep: z.number().int().positive() }).nullable(),
+      actual: replayedCallSchema,
+      /** The diverging call's `callId` in `calls`. */
+      callId: z.string(),
+      message: z.string(),
+    })
+    .nullable(),
+});
+export type ReplayRecord = z.infer<typeof replaySchema>;
+
 export const trajectorySchema = z.object({
   format: z.literal('faultline-trajectory'),
   version: z.literal(TRAJECTORY_VERSION),
@@ -231,6 +265,8 @@ export const trajectorySchema = z.object({
   model: runModelSchema.nullable().optional(),
   /** Every call the agent made to that model (absent: none was metered). */
   modelCalls: z.array(modelCallSchema).optional(),
+  /** The run's world was a recording (absent: a simulated or live world). */
+  replay: replaySchema.optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 

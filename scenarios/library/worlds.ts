@@ -1,5 +1,6 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { World } from '../world/world.js';
+import { RecordedWorld, type RecordedWorldOptions } from '../world/recorded-world.js';
 import { CmdbWorld } from '../worlds/cmdb/world.js';
 import { CrmWorld } from '../worlds/crm/world.js';
 import { ExpensesWorld } from '../worlds/expenses/world.js';
@@ -44,6 +45,11 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Discovery scan and CMDB of record: CI creates, versioned updates and retirements with keys, production retirements behind change approvals, service links, sync reports without keys.',
     create: (options) => new CmdbWorld(options),
+  },
+  recorded: {
+    description:
+      'A recorded session as a world: the cassette\'s tools, each call answered as recorded (options: cassette, the file; match, "sequence" to replay it in order or "state" to use it as a fixture).',
+    create: (options) => new RecordedWorld(options as typeof options & RecordedWorldOptions),
   },
   research: {
     description:

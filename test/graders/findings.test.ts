@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { FaultPlan } from '../../faults/catalog.js';
 import {
   DIMENSIONS,
@@ -9,6 +12,7 @@ import {
   type FindingCode,
 } from '../../graders/index.js';
 import type { AgentUnderTest } from '../../scenarios/agent.js';
+import { ReferenceAgent } from '../../scenarios/agents/reference.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import type { Trajectory } from '../../scenarios/trajectory.js';
@@ -22,6 +26,7 @@ import {
   useTrials,
   type AgentSpec,
 } from '../support/grader-fixtures.js';
+import { onRecording, recordRun } from '../support/recorded-runs.js';
 import { plan, variant } from '../support/trial-harness.js';
 
 const trials = useTrials();
@@ -161,6 +166,26 @@ function doctored(
   };
 }
 
+/**
+ * The reference's session on refunds/partial-refund with the refund's acknowledgement lost,
+ * recorded once, as a scenario whose world is that recording replayed in sequence.
+ */
+let recorded: Promise<Scenario> | undefined;
+let recordedDir: string | undefined;
+afterAll(() => {
+  if (recordedDir !== undefined) rmSync(recordedDir, { recursive: true, force: true });
+});
+function replayOfLostAck(): Promise<Scenario> {
+  recorded ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-replay-case-'));
+    recordedDir = dir;
+    const lostAck = partialRefund.faultPlans.find((p) => p.id === 'refund-ack-lost')!;
+    const { file } = await recordRun(partialRefund, new ReferenceAgent(), dir, { plan: lostAck });
+    return onRecording(partialRefund, file, 'sequence');
+  })();
+  return recorded;
+}
+
 /** The one element of `items` that matches (throws otherwise, so a changed run fails loudly). */
 function only<T>(items: readonly T[], match: (item: T) => boolean, what: string): T {
   const hits = items.filter(match);
@@ -210,6 +235,13 @@ const CASES: Record<FindingCode, CodeCase> = {
   ),
   // The chat loop files every answer it is given, the last one citing a refuted claim.
   'ignored-conflict': mutant('naive-chat-loop', 'research/ppi-clopidogrel'),
+  // The mutant asks whether the refund happened where the recording resent it under its key.
+  'replay-divergence': {
+    raisedBy: 'no-idempotency replaying the reference on refunds/partial-refund#refund-ack-lost',
+    raised: async () => run(await replayOfLostAck(), 'none', 'no-idempotency'),
+    cleanBy: 'reference replaying its own session',
+    clean: async () => run(await replayOfLostAck(), 'none', 'reference'),
+  },
   // policy
   'tool-outside-contract': mutant('naive-chat-loop', NO_MESSAGES),
   'resource-outside-scope': mutant('naive-chat-loop', OTHER_ORDER),
