@@ -2,9 +2,9 @@ import { relative } from 'node:path';
 import type { FaultPlan } from '../faults/catalog.js';
 import { readRecordingFolder, type RecordedSession } from '../recordings/recording-folder.js';
 import { STOP_REASONS } from '../runtime/contract.js';
-import type { Predicate } from '../runtime/predicate.js';
 import { parseInput } from '../runtime/validate.js';
 import { scenarioSchema, type Scenario } from '../scenarios/scenario.js';
+import { followedToTheEnd, RECORDED_WORLD } from '../scenarios/world/recorded-world.js';
 import type { ResolvedAgent } from './agent-source.js';
 import { agentArgument } from './agent-source.js';
 import { modelWords } from './model-options.js';
@@ -12,21 +12,6 @@ import type { SuiteCase, SuiteOptions } from './suite.js';
 
 /** The mode replayed runs are recorded in, whatever the recorded contract's autonomy. */
 export const REPLAY_MODE = 'replay';
-
-/** The world a replayed session runs against: its cassette, answered in strict order. */
-export const RECORDED_WORLD = 'recorded';
-
-/**
- * What a `pass` recording expects of the recorded world at the end of a replay: the agent
- * followed the recorded path (no divergence) and used it whole (every recorded tool interaction
- * consumed). Read from the recorded world's snapshot (`scenarios/world/recorded-world.ts`).
- */
-export const RECORDED_PATH_FOLLOWED: Predicate = {
-  all: [
-    { path: 'world.divergence', op: 'eq', value: null },
-    { path: 'world.remaining', op: 'eq', value: 0 },
-  ],
-};
 
 const ENDINGS = ['completed', 'failed', 'blocked', 'cancelled', 'compensated'] as const;
 type Ending = (typeof ENDINGS)[number];
@@ -48,9 +33,11 @@ function planIdOf(session: RecordedSession, taken: Set<string>): string {
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '');
   const base = `recorded${slug === '' ? '' : `-${slug}`}`;
+  // Unique per scenario: results pair and group by scenario and plan together.
+  const key = (id: string): string => `${scenarioId}\u0000${id}`;
   let id = base;
-  for (let n = 2; taken.has(id); n++) id = `${base}-${String(n)}`;
-  taken.add(id);
+  for (let n = 2; taken.has(key(id)); n++) id = `${base}-${String(n)}`;
+  taken.add(key(id));
   return id;
 }
 
@@ -82,7 +69,7 @@ function expectedOf(
     expected: {
       state: outcome.state,
       ...(outcome.stopReason === null ? {} : { stopReason: outcome.stopReason }),
-      world: RECORDED_PATH_FOLLOWED,
+      world: followedToTheEnd(),
     },
   };
 }

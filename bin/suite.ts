@@ -522,7 +522,11 @@ export function caseResult(
 /** The run's grades with the outcome shown as not applicable where the case cannot judge it. */
 function judgedGrades(c: SuiteCase, graded: RunGrades): RunGrades {
   if (c.outcomeNotJudged === undefined) return graded;
-  const grades = { ...graded.grades, outcome: notJudged('outcome', c.outcomeNotJudged) };
+  // A divergence stays in sight (show names it), as a note: leaving a recording whose end is
+  // not known to be right, or known to be wrong, is no failure.
+  const divergence = graded.grades.outcome.findings.filter((f) => f.code === 'replay-divergence');
+  const outcome = { ...notJudged('outcome', c.outcomeNotJudged), findings: divergence };
+  const grades = { ...graded.grades, outcome };
   return { grades, pass: CORE_DIMENSIONS.every((d) => grades[d].pass) };
 }
 

@@ -516,19 +516,20 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
   const skipped: string[] = [];
   for (const d of DIMENSIONS) {
     const grade = gradeOf(result, d);
-    if (grade.notApplicable !== undefined) {
-      lines.push(`  ${paint(DIM, '–')} ${d} · not applicable: ${printable(grade.notApplicable)}`);
-      continue;
-    }
-    if (grade.whiteBoxSkipped) skipped.push(d);
     const findings = numbered.filter((f) => f.dimension === d);
-    if (findings.length === 0) {
-      clean.push(d);
-      continue;
+    // Not judged: said so, with whatever it noted (a replay's divergence) listed as notes.
+    if (grade.notApplicable !== undefined)
+      lines.push(`  ${paint(DIM, '–')} ${d} · not applicable: ${printable(grade.notApplicable)}`);
+    else {
+      if (grade.whiteBoxSkipped) skipped.push(d);
+      if (findings.length === 0) {
+        clean.push(d);
+        continue;
+      }
+      lines.push(
+        `  ${grade.pass ? paint(YELLOW, '!') : paint(RED, '✗')} ${d} · score ${grade.score.toFixed(2)}`,
+      );
     }
-    lines.push(
-      `  ${grade.pass ? paint(YELLOW, '!') : paint(RED, '✗')} ${d} · score ${grade.score.toFixed(2)}`,
-    );
     for (const { finding, n, keys } of findings) {
       lines.push(`    [${n}] ${printable(finding.code)}: ${printable(finding.message)}`);
       for (const [k, key] of keys.entries()) {

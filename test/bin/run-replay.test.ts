@@ -187,13 +187,16 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
   });
 
   it('a mutant that leaves the recorded path fails at its first divergence, and show names the step', async () => {
-    const ran = await replayed(recordings, '--agent', 'no-idempotency');
+    // The stale-write mutant skips the fresh read before the refund: off the path at step 2.
+    const ran = await replayed(recordings, '--agent', 'stale-write');
     expect(ran.status).toBe(1);
     const refund = ran.results.find((r) => r.scenarioId === 'refunds/full-refund');
     expect(refund && runPassed(refund)).toBe(false);
     const findings = Object.values(refund?.grades ?? {}).flatMap((g) => g.findings);
     const divergence = findings.find((f) => f.code === 'replay-divergence');
-    expect(divergence?.message).toMatch(/step 3: expected issue_refund .*, got issue_refund /);
+    expect(divergence?.message).toMatch(
+      /^replay divergence at step 2: expected get_order \{"order_id":"ord_1"\}, got issue_refund \{/,
+    );
     const shown = await faultlineInProcess([
       'show',
       'refunds/full-refund/recorded-7/0',
@@ -201,7 +204,9 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
       ran.out,
     ]);
     expect(shown.status, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/diverged\s+replay divergence at step 3: expected issue_refund /);
+    expect(shown.stdout).toMatch(
+      /diverged\s+replay divergence at step 2: expected get_order \{"order_id":"ord_1"\}, got issue_refund /,
+    );
   });
 
   it('a session recorded without a verdict is replayed with its outcome not applicable', async () => {
@@ -232,7 +237,7 @@ describe('faultline run --replay with a model agent', () => {
     };
     const dir = join(root, 'model-agent');
     await writeRecordingFolder(dir, [
-      await recordSession({ scenarioId: 'refunds/full-refund', agent: 'tool-loop', model }),
+      await recordSession({ scenarioId: 'refunds/partial-refund', agent: 'tool-loop', model }),
     ]);
     const ran = await replayed(
       dir,
@@ -265,9 +270,10 @@ describe('promote --to historical-replay on replay runs', () => {
       'historical-replay',
     ]);
     expect(passed.status, passed.stdout + passed.stderr).toBe(0);
-    const mutant = await replayed(recordings, '--trials', '20', '--agent', 'no-idempotency');
+    const mutant = await replayed(recordings, '--trials', '20', '--agent', 'stale-write');
     const failed = await faultlineInProcess(['promote', mutant.out, '--to', 'historical-replay']);
     expect(failed.status, failed.stdout).toBe(1);
-    expect(failed.stdout).toMatch(/outcome pass\^3/);
+    expect(failed.stdout).toMatch(/outcome pass\^3 +│ ≥ 90% +│ 0% over 3 of 3 group\(s\)/);
+    expect(failed.stdout).toMatch(/runs in replay mode +│ ≥ 60 +│ 60 /);
   });
 });
