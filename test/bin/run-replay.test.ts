@@ -222,6 +222,14 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
     expect(ran.stdout).toMatch(/│ recorded-7 +│ n\/a +│ ✓ /);
     const shown = await faultlineInProcess(['show', 'recorded-7', '--out', ran.out]);
     expect(shown.stdout).toMatch(/– outcome · not applicable: the recording carries no verdict/);
+
+    // Off the path of a recording whose end is not known to be right: noted, never a failure.
+    const mutant = await replayed(dir, '--agent', 'stale-write');
+    const [diverged] = mutant.results;
+    expect(diverged?.grades.outcome?.notApplicable).toMatch(/no verdict/);
+    expect(diverged?.grades.outcome?.findings.map((f) => f.code)).toEqual(['replay-divergence']);
+    const noted = await faultlineInProcess(['show', 'recorded-7', '--out', mutant.out]);
+    expect(noted.stdout).toMatch(/diverged\s+replay divergence at step 2: /);
   });
 });
 
