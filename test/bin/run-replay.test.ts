@@ -9,7 +9,7 @@ import { expectInputError, faultlineInProcess, tempDir, type Ran } from '../supp
 import { cassetteFile, recordSession, writeRecordingFolder } from '../support/recorded-sessions.js';
 
 let root = '';
-/** The reference recorded on three library scenarios. */
+/** The reference recorded on three library scenarios, one of them with a lost acknowledgement. */
 let cassettes: Cassette[] = [];
 let recordings = '';
 
@@ -17,7 +17,8 @@ beforeAll(async () => {
   root = tempDir('run-replay');
   cassettes = [
     await recordSession({ scenarioId: 'refunds/full-refund' }),
-    await recordSession({ scenarioId: 'refunds/partial-refund' }),
+    // A lost acknowledgement: the refund's reply never came, and is recorded as unanswered.
+    await recordSession({ scenarioId: 'refunds/partial-refund', plan: 'refund-ack-lost' }),
     await recordSession({ scenarioId: 'crm/update-contact' }),
   ];
   recordings = join(root, 'recordings');
@@ -154,7 +155,7 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
     expect(ran.status, ran.stdout + ran.stderr).toBe(0);
     expect(ran.results.map((r) => [r.scenarioId, r.faultPlanId, r.mode, runPassed(r)])).toEqual([
       ['refunds/full-refund', 'recorded-7', 'replay', true],
-      ['refunds/partial-refund', 'recorded-7', 'replay', true],
+      ['refunds/partial-refund', 'recorded-refund-ack-lost-7', 'replay', true],
       ['crm/update-contact', 'recorded-11', 'replay', true],
     ]);
     for (const r of ran.results) {
@@ -166,6 +167,9 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
       expect(r.figures.calls).toBe(recorded?.interactions.length);
     }
     expect(ran.stdout).toMatch(/refunds\/full-refund\s+│ recorded-7 /);
+    // The lost acknowledgement got no reply in replay either: the agent waited, then went on.
+    const lost = ran.results.find((r) => r.scenarioId === 'refunds/partial-refund');
+    expect(lost?.figures.virtualMs).toBeGreaterThanOrEqual(30_000);
   });
 
   it('--trials K replays the same cassette K times, with the same result each time', async () => {

@@ -16,7 +16,8 @@ beforeAll(async () => {
   recordings = join(tempDir('replay-offline'), 'recordings');
   await writeRecordingFolder(recordings, [
     await recordSession({ scenarioId: 'refunds/full-refund' }),
-    await recordSession({ scenarioId: 'refunds/partial-refund' }),
+    // A lost acknowledgement: the refund's reply never came, and is recorded as unanswered.
+    await recordSession({ scenarioId: 'refunds/partial-refund', plan: 'refund-ack-lost' }),
     await recordSession({ scenarioId: 'crm/update-contact' }),
   ]);
 });

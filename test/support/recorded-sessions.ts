@@ -10,6 +10,8 @@ import {
   saveCassette,
   type Cassette,
   type CassetteSession,
+  type Interaction,
+  type InteractionDraft,
 } from '../../recordings/index.js';
 import {
   RECORDING_INDEX_FILE,
@@ -21,6 +23,7 @@ import type { AgentRun, AgentUnderTest } from '../../scenarios/agent.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { runScenario } from '../../scenarios/runner.js';
+import type { Trajectory } from '../../scenarios/trajectory.js';
 
 /**
  * Records sessions of library scenarios the way `faultline record` does, without it: the agent
@@ -36,6 +39,8 @@ export interface SessionSpec {
   verdict?: 'pass' | 'fail' | null;
   /** The model of a model agent (its replies replayed from a model cassette folder, say). */
   model?: ModelSetup;
+  /** A fault plan of the scenario the live side ran under (a lost acknowledgement, say). */
+  plan?: string;
 }
 
 /** The agent, its tool calls recorded through a client of its own on `run.connect()`. */
@@ -60,6 +65,34 @@ function recording(
   };
 }
 
+/**
+ * The client's interactions with the calls that got no reply put back in their places, as
+ * unanswered (the transport's log leaves them out; the run's wire log holds every call in order).
+ */
+function asTheClientSawThem(
+  trajectory: Trajectory,
+  answered: readonly Interaction[],
+): InteractionDraft[] {
+  const replies = answered.filter((i) => i.kind === 'tool');
+  const calls = trajectory.calls.filter((c) => c.echoOf === undefined);
+  let next = 0;
+  return calls.map((call, i): InteractionDraft => {
+    if (call.reply === 'dropped' || call.reply === 'pending') {
+      const after = calls[i + 1]?.at ?? trajectory.times.virtualMs;
+      return {
+        kind: 'tool',
+        tool: call.tool,
+        arguments: call.args,
+        unanswered: { waitedMs: Math.max(0, after - call.at) },
+      };
+    }
+    const got = replies[next++];
+    if (got?.tool !== call.tool) throw new Error(`recording out of step at call ${i + 1}`);
+    const { step: _s, canonicalArgs: _c, occurrence: _o, ...draft } = got;
+    return draft;
+  });
+}
+
 /** One session recorded: its cassette (not yet saved). */
 export async function recordSession(spec: SessionSpec): Promise<Cassette> {
   const scenario = BUILT_IN_SCENARIOS.find((s) => s.id === spec.scenarioId);
@@ -70,9 +103,12 @@ export async function recordSession(spec: SessionSpec): Promise<Cassette> {
   const scratch = mkdtempSync(join(tmpdir(), 'faultline-recording-'));
   try {
     const agent = recording(entry.create(), recorder);
+    const plan = scenario.faultPlans.find((p) => p.id === spec.plan);
+    if (spec.plan !== undefined && !plan) throw new Error(`no plan ${spec.plan}`);
     const run = await runScenario(scenario, {
       outDir: scratch,
       agent: () => agent,
+      ...(plan === undefined ? {} : { faultPlan: plan }),
       ...(spec.model === undefined ? {} : { model: spec.model }),
     });
     const transport = recorder.transport;
@@ -81,7 +117,7 @@ export async function recordSession(spec: SessionSpec): Promise<Cassette> {
     const session: CassetteSession = {
       runId: run.runId,
       scenario: JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>,
-      faultPlanId: 'none',
+      faultPlanId: plan?.id ?? 'none',
       mode: scenario.contract.autonomy,
       agent: { name: agent.name, version: agent.version ?? 'unknown' },
       outcome: { state: run.state, stopReason: run.stopReason, detail: run.detail },
@@ -93,7 +129,7 @@ export async function recordSession(spec: SessionSpec): Promise<Cassette> {
     return createCassette({
       source: { kind: 'mcp-transport', label: `library world ${scenario.world.name}` },
       tools: [...transport.tools.values()],
-      interactions: transport.log.interactions(),
+      interactions: asTheClientSawThem(run.trajectory, transport.log.interactions()),
       recordedAt: '2026-01-01T00:00:00.000Z',
       session,
     });
