@@ -211,6 +211,13 @@ describe('faultline run --replay: the recorded sessions as cases', () => {
     expect(shown.stdout).toMatch(
       /diverged\s+replay divergence at step 2: expected get_order \{"order_id":"ord_1"\}, got issue_refund /,
     );
+
+    // compare pairs the two replays session by session.
+    const reference = await replayed(recordings);
+    const compared = await faultlineInProcess(['compare', reference.out, ran.out]);
+    expect(compared.stdout).toMatch(
+      /Regressions — passed in A, failed in B \(3\):\n {2}✗ refunds\/full-refund \/ recorded-7 · seed 7 · trial 0\n {6}outcome: .*replay-divergence/,
+    );
   });
 
   it('a session recorded without a verdict is replayed with its outcome not applicable', async () => {
