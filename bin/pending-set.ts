@@ -49,6 +49,8 @@ export const setDefinitionSchema = z.strictObject({
   promptHash: z.string().nullable().default(null),
   temperature: z.number().nullable().default(null),
   modelSeed: z.number().int().nullable().default(null),
+  /** The recordings folder a replay set was made from (absolute); other sets: unset. */
+  replay: z.string().nullable().default(null),
 });
 export type SetDefinition = z.infer<typeof setDefinitionSchema>;
 
@@ -81,6 +83,7 @@ export function setDefinition(
     promptHash: suite.model?.prompt?.hash ?? null,
     temperature: suite.model?.temperature ?? null,
     modelSeed: suite.model?.seed ?? null,
+    replay: suite.replay ?? null,
   };
 }
 
@@ -102,6 +105,7 @@ const FLAGS: Record<keyof SetDefinition, string> = {
   promptHash: '--prompt (hash)',
   temperature: '--temperature',
   modelSeed: '--model-seed',
+  replay: '--replay',
 };
 
 function shown(value: SetDefinition[keyof SetDefinition]): string {
@@ -159,9 +163,12 @@ export interface PendingSet {
  */
 export function openPendingSet(
   out: string,
-  definition: SetDefinition | undefined,
+  /** `replay` may be left out: a set made from no recordings. */
+  given: (Omit<SetDefinition, 'replay'> & { replay?: string | null }) | undefined,
   resume: boolean,
 ): PendingSet {
+  const definition: SetDefinition | undefined =
+    given === undefined ? undefined : { ...given, replay: given.replay ?? null };
   recoverSetFolder(out);
   const dir = join(out, PENDING_DIR);
   const unfinished = existsSync(join(dir, RESULTS_FILE));

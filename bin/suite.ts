@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
-import { gradeRun } from '../graders/index.js';
+import { CORE_DIMENSIONS, gradeRun, notJudged, type RunGrades } from '../graders/index.js';
 import { gradedRun } from '../graders/metrics.js';
 import type { ModelSetup } from '../models/model-setup.js';
 import {
@@ -41,6 +41,7 @@ import {
 } from './agent-source.js';
 import { matchesAny } from './glob.js';
 import { liveWords } from './live-target.js';
+import { replayCases } from './replay-cases.js';
 import { modelWords } from './model-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -68,6 +69,11 @@ export interface SuiteOptions {
    * writes are held as proposals. Its headers are never written anywhere.
    */
   live?: LiveTarget;
+  /**
+   * A recordings folder (absolute): its sessions are the cases, replayed from their cassettes
+   * (`run --replay`); globs, mode, faults and plan are then unused.
+   */
+  replay?: string;
 }
 
 /** One run to make: a scenario under one fault plan, one trial. */
@@ -81,6 +87,12 @@ export interface SuiteCase {
   mode: string;
   /** Extra words of the replay command (`--plan`, `--seed`, …). */
   replay: string;
+  /** The run id (default: from scenario, plan and seed); a replayed session's is the recorded one. */
+  runId?: string;
+  /** The store file's name when trials share a run id (see `TrialOptions.storeKey`). */
+  storeKey?: string;
+  /** The outcome cannot be judged for this case, and why (a recording with no expected end). */
+  outcomeNotJudged?: string;
 }
 
 /** A fault plan left out of a suite because it cannot apply in the mode the suite runs in. */
@@ -110,6 +122,8 @@ export async function suiteSelection(
   options: SuiteOptions,
 ): Promise<{ cases: SuiteCase[]; skipped: SkippedPlan[] }> {
   const agent = await suiteAgent(options);
+  if (options.replay !== undefined)
+    return { cases: await replayCases({ ...options, replay: options.replay }, agent), skipped: [] };
   const agentWord = agentArgument(agent.source);
   const loaded = [...BUILT_IN_SCENARIOS];
   // Where each id came from: two scenarios with one id would make a set no command can read.
@@ -449,6 +463,8 @@ export async function runCase(
     seed: c.seed,
     trial: c.trial,
     ...(model === undefined ? {} : { model }),
+    ...(c.runId === undefined ? {} : { runId: c.runId }),
+    ...(c.storeKey === undefined ? {} : { storeKey: c.storeKey }),
   });
   return caseResult(c, agent, run, model);
 }
@@ -464,7 +480,7 @@ export function caseResult(
   model?: Pick<ModelSetup, 'recordDir' | 'replayDir'>,
 ): { result: RunResult; trajectory: Trajectory } {
   const { trajectory } = run;
-  const grades = gradeRun(c.scenario, trajectory);
+  const grades = judgedGrades(c, gradeRun(c.scenario, trajectory));
   const summary = gradedRun(c.scenario, trajectory, grades);
   const result: RunResult = {
     format: RESULT_FORMAT,
@@ -496,7 +512,8 @@ export function caseResult(
     detail: trajectory.outcome.detail,
     pass: grades.pass,
     grades: structuredClone(grades.grades) as unknown as RunResult['grades'],
-    mismatches: run.mismatches,
+    // An outcome not judged has no expected ending to differ from.
+    mismatches: c.outcomeNotJudged === undefined ? run.mismatches : [],
     figures: {
       virtualMs: trajectory.times.virtualMs,
       wallMs: trajectory.times.wallMs,
@@ -515,6 +532,17 @@ export function caseResult(
     trajectoryFile: trajectoryFileFor(c.id),
   };
   return { result, trajectory };
+}
+
+/** The run's grades with the outcome shown as not applicable where the case cannot judge it. */
+function judgedGrades(c: SuiteCase, graded: RunGrades): RunGrades {
+  if (c.outcomeNotJudged === undefined) return graded;
+  // A divergence stays in sight (show names it), as a note: leaving a recording whose end is
+  // not known to be right, or known to be wrong, is no failure.
+  const divergence = graded.grades.outcome.findings.filter((f) => f.code === 'replay-divergence');
+  const outcome = { ...notJudged('outcome', c.outcomeNotJudged), findings: divergence };
+  const grades = { ...graded.grades, outcome };
+  return { grades, pass: CORE_DIMENSIONS.every((d) => grades[d].pass) };
 }
 
 /** Where the run's model replies were recorded or replayed from; replay wins (the run made no live call). */

@@ -59,6 +59,12 @@ export interface Grade {
   readonly figures: Readonly<Record<string, number>>;
   /** White-box checks could not run: the agent exposed no records. */
   readonly whiteBoxSkipped: boolean;
+  /**
+   * The dimension could not be judged for this run, and why (a replayed recording that carries
+   * no expected end has no outcome to judge against): shown as not applicable, never failed.
+   * Absent: judged.
+   */
+  readonly notApplicable?: string;
 }
 
 interface CodeInfo {
@@ -336,4 +342,17 @@ export function grade(
     figures,
     whiteBoxSkipped,
   };
+}
+
+/**
+ * A dimension that cannot be judged for a run: it passes (never fails a run) with nothing
+ * checked, and says why, so reports show it as not applicable.
+ *
+ * @example
+ * ```ts
+ * notJudged('outcome', 'the recording carries no verdict');
+ * ```
+ */
+export function notJudged(dimension: Dimension, reason: string): Grade {
+  return { ...grade(dimension, [], 0, { judged: 0 }), notApplicable: reason };
 }

@@ -158,8 +158,11 @@ export function judgeLevel(results: readonly RunResult[], gate: GateInput): Leve
     name: 'outcome-pass-k' | 'overall-pass-k',
     required: number,
     passed: (r: RunResult) => boolean,
+    /** The runs this criterion can judge (an outcome not applicable to a run is no evidence). */
+    judged: (r: RunResult) => boolean = () => true,
   ): Criterion => {
-    const values = [...groups.values()].flatMap((g) => {
+    const values = [...groups.values()].flatMap((all) => {
+      const g = all.filter(judged);
       const v = passHatK(g.length, g.filter(passed).length, c.k);
       return v === null ? [] : [v];
     });
@@ -205,7 +208,12 @@ export function judgeLevel(results: readonly RunResult[], gate: GateInput): Leve
       measured: runs.length,
       pass: runs.length >= c.minRuns,
     },
-    passK('outcome-pass-k', c.outcomePassK, (r) => gradeOf(r, 'outcome').pass),
+    passK(
+      'outcome-pass-k',
+      c.outcomePassK,
+      (r) => gradeOf(r, 'outcome').pass,
+      (r) => gradeOf(r, 'outcome').notApplicable === undefined,
+    ),
     passK('overall-pass-k', c.overallPassK, (r) => r.pass),
     {
       name: 'policy-violations',

@@ -39,6 +39,8 @@ const gradeSchema = z.object({
   findings: z.array(findingSchema),
   figures: z.record(z.string(), z.number()),
   whiteBoxSkipped: z.boolean(),
+  /** Not judged for this run, and why (absent: judged). */
+  notApplicable: z.string().optional(),
 });
 
 /** One finished run: who ran what, how it ended, its grades and how to replay it. */

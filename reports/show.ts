@@ -16,6 +16,9 @@ import { describeFaultNotApplicable } from './not-applicable.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
 
+/** The finding a replay that left its recorded path carries (the recorded world's). */
+const REPLAY_DIVERGENCE = 'replay-divergence';
+
 /**
  * `faultline show`: one run as a terminal timeline. The trajectory comes in as parsed JSON and
  * is narrowed here, entry by entry, to what the timeline shows (reports read results, never the
@@ -414,6 +417,15 @@ const YELLOW = 33;
 const DIM = 2;
 const CYAN = 36;
 
+/** The messages of a replay's divergence findings (step, expected call, actual call). */
+function divergences(result: RunResult): string[] {
+  return DIMENSIONS.flatMap((d) =>
+    gradeOf(result, d)
+      .findings.filter((f) => f.code === REPLAY_DIVERGENCE)
+      .map((f) => f.message),
+  );
+}
+
 /**
  * One run for the terminal: what ran and how it ended, how to replay it, the timeline, then
  * each dimension's findings with the timeline entries they cite. Entries a finding cites are
@@ -486,6 +498,8 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
       `${printable(ended)}${result.detail ? `: ${printable(result.detail)}` : ''} · ${result.figures.calls} call(s) · ${result.figures.effects} effect(s) · ${formatDuration(result.figures.virtualMs)} virtual`,
     ),
     ...result.mismatches.map((m) => field('mismatch', paint(RED, printable(m)))),
+    // A replay that left the recorded path: where, first, before any finding.
+    ...divergences(result).map((m) => field('diverged', paint(RED, printable(m)))),
     field('replay', printable(result.replay)),
   );
 
@@ -534,15 +548,20 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
   const skipped: string[] = [];
   for (const d of DIMENSIONS) {
     const grade = gradeOf(result, d);
-    if (grade.whiteBoxSkipped) skipped.push(d);
     const findings = numbered.filter((f) => f.dimension === d);
-    if (findings.length === 0) {
-      clean.push(d);
-      continue;
+    // Not judged: said so, with whatever it noted (a replay's divergence) listed as notes.
+    if (grade.notApplicable !== undefined)
+      lines.push(`  ${paint(DIM, '–')} ${d} · not applicable: ${printable(grade.notApplicable)}`);
+    else {
+      if (grade.whiteBoxSkipped) skipped.push(d);
+      if (findings.length === 0) {
+        clean.push(d);
+        continue;
+      }
+      lines.push(
+        `  ${grade.pass ? paint(YELLOW, '!') : paint(RED, '✗')} ${d} · score ${grade.score.toFixed(2)}`,
+      );
     }
-    lines.push(
-      `  ${grade.pass ? paint(YELLOW, '!') : paint(RED, '✗')} ${d} · score ${grade.score.toFixed(2)}`,
-    );
     for (const { finding, n, keys } of findings) {
       lines.push(`    [${n}] ${printable(finding.code)}: ${printable(finding.message)}`);
       for (const [k, key] of keys.entries()) {

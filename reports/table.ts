@@ -106,7 +106,12 @@ export function renderTable(
       ...lead(row).map(printable),
       printable(row.scenarioId),
       printable(row.faultPlanId),
-      ...DIMENSIONS.map((d) => mark(count(row.runs, dimensionPasses(d)), row.runs.length)),
+      ...DIMENSIONS.map((d) =>
+        // Not judged for any run of the row (a replay with no expected end): neither ✓ nor ✗.
+        row.runs.every((r) => gradeOf(r, d).notApplicable !== undefined)
+          ? 'n/a'
+          : mark(count(row.runs, dimensionPasses(d)), row.runs.length),
+      ),
       verdict(count(row.runs, runPassed), row.runs.length),
     ]);
   }

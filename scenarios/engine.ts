@@ -92,6 +92,11 @@ export interface TrialOptions {
   baseSeed?: number;
   seed?: number;
   runId?: string;
+  /**
+   * Names the run's store file in place of the run id, for trials that share one run id (a
+   * replay runs every trial under the recorded id): each keeps a store of its own.
+   */
+  storeKey?: string;
   outDir: string;
   /** Wall-clock limit for one trial, so a hung agent cannot hang a suite. Default 60 s. */
   wallLimitMs?: number;
@@ -325,7 +330,10 @@ async function runTrialIn(
 
   const storeDir = join(options.outDir, 'stores');
   mkdirSync(storeDir, { recursive: true });
-  const storePath = join(storeDir, `${runId.replace(/[^a-zA-Z0-9-]+/g, '_')}.db`);
+  const storePath = join(
+    storeDir,
+    `${(options.storeKey ?? runId).replace(/[^a-zA-Z0-9-]+/g, '_')}.db`,
+  );
   for (const suffix of ['', '-wal', '-shm']) rmSync(storePath + suffix, { force: true });
 
   const credential = world.credentials.issue(

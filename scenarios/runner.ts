@@ -30,6 +30,13 @@ export interface RunScenarioOptions {
   model?: ModelSetup;
   /** Builds the run's world in place of the scenario's (see `TrialOptions.world`). */
   world?: TrialOptions['world'];
+  /**
+   * The run id (default: from the scenario, plan and seed). A replay runs under the recorded
+   * session's id, so the idempotency keys an agent derives from it match the recording.
+   */
+  runId?: string;
+  /** Names the store file when trials share a run id (see `TrialOptions.storeKey`). */
+  storeKey?: string;
 }
 
 /** One scenario run, as plain data for reports. */
@@ -69,7 +76,8 @@ export async function runScenario(
   const seed = options.seed ?? scenario.world.seed;
   const plan = options.faultPlan ?? NO_FAULTS;
   const runId =
-    plan.id === NO_FAULTS.id ? `${scenario.id}#${seed}` : `${scenario.id}#${plan.id}#${seed}`;
+    options.runId ??
+    (plan.id === NO_FAULTS.id ? `${scenario.id}#${seed}` : `${scenario.id}#${plan.id}#${seed}`);
   const { trajectory, storePath, asExpected, mismatches } = await runTrial({
     scenario,
     agent: options.agent ?? (() => new ReferenceAgent('reference', options.safeguards ?? {})),
@@ -78,6 +86,7 @@ export async function runScenario(
     ...(options.trial === undefined ? {} : { trial: options.trial }),
     ...(options.agentModule === undefined ? {} : { agentModule: options.agentModule }),
     runId,
+    ...(options.storeKey === undefined ? {} : { storeKey: options.storeKey }),
     outDir: options.outDir,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.wallLimitMs === undefined ? {} : { wallLimitMs: options.wallLimitMs }),

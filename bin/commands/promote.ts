@@ -103,7 +103,9 @@ export async function promoteCommand(argv: string[], io: Io): Promise<number> {
       level,
       mode,
       criteria: gateCriteria(config, level),
-      requiredFaultKinds: await libraryFaultKinds(mode),
+      // A replay runs recorded sessions, not the library's plans: only the kinds its own runs
+      // inject (faults put on top of a recording) are required to have fired.
+      requiredFaultKinds: mode === 'replay' ? [] : await libraryFaultKinds(mode),
     });
   } catch (error) {
     if (error instanceof PromotionError) throw new UsageError(error.message, { cause: error });

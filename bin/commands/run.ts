@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FAULT_KINDS } from '../../faults/catalog.js';
 import { formatDuration } from '../../reports/duration.js';
@@ -33,10 +33,20 @@ Arguments:
 Every scenario runs once without faults and once per fault plan it declares (see --faults).
 Regression files (JSON: a scenario id, a seed and a fault plan) in the regressions folder run too.
 
+With --replay DIR, the cases are instead the recorded sessions of DIR (faultline record's
+folder: index.json and one cassette per session): the agent runs against each cassette served
+as its tools, under the recorded run id, with no network, and the runs are recorded in mode
+replay. Leaving the recorded path ends the run with a replay-divergence finding (step, expected
+call, actual call). The outcome is judged where the recording carries its expected end (verdict
+pass: the recorded path followed to its end, ending in the recorded state); otherwise it is
+shown as not applicable.
+
 Options:
   --agent NAME|PATH    the agent under test: a zoo agent (default: reference; see below), a
                        name from the config's agents, or a module (./my-agent.ts, .mts, .js,
                        .mjs) whose default export is an agent or a function returning one
+  --replay DIR         replay the recorded sessions of DIR (see above); takes no scenario globs,
+                       --mode, --faults, --plan, --seed, --scenarios or --regressions
   --mode MODE          run every scenario in this autonomy mode: ${AUTONOMY_MODES.join('|')}
                        (shadow and recommend runs must complete with no effect)
   --faults SPEC        all (default) | none | kinds, comma-separated (plans injecting any of them)
@@ -90,6 +100,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     strict: true,
     options: {
       agent: { type: 'string' },
+      replay: { type: 'string' },
       mode: { type: 'string' },
       faults: { type: 'string' },
       plan: { type: 'string' },
@@ -117,6 +128,12 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   }
   // The live server's flags checked first: they decide what else may be combined with them.
   const live = liveTargetFromFlags(values);
+  const replay = values.replay;
+  if (replay !== undefined) refuseWithReplay(values, positionals);
+  if (replay !== undefined && live)
+    throw new UsageError(
+      '--replay cannot be combined with --server or --url: a replay never reaches a live server',
+    );
   const loaded = await loadConfig(values.config);
   const config = loaded.run;
   // A value the config gave is blamed on the config's file and field, not on a flag.
@@ -137,11 +154,12 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     { configFile: file },
   );
   const maxCostUsd = maxCostOf(values['max-cost'], chosenModel);
-  const mode = values.mode ?? config.mode;
+  // A replay runs the recorded sessions as recorded: the library suite's settings do not apply.
+  const mode = replay === undefined ? (values.mode ?? config.mode) : undefined;
   if (mode !== undefined && !(AUTONOMY_MODES as readonly string[]).includes(mode))
     throw new UsageError(`--mode must be one of ${AUTONOMY_MODES.join(', ')} (got "${mode}")`);
   if (live) checkLiveRun(values, mode);
-  const faults = live ? 'none' : (values.faults ?? config.faults ?? 'all');
+  const faults = live || replay !== undefined ? 'none' : (values.faults ?? config.faults ?? 'all');
   if (faults !== 'all' && faults !== 'none') {
     const unknown = faults
       .split(',')
@@ -154,7 +172,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const trials = whole('--trials', values.trials, 1, MAX_TRIALS) ?? config.trials ?? 1;
   // A live run is one connection at a time, in this process (see checkLiveRun).
   const workers = live ? 1 : (whole('--workers', values.workers, 1) ?? config.workers ?? 1);
-  const seed = whole('--seed', values.seed, 0, Number.MAX_SAFE_INTEGER) ?? config.seed;
+  const seed =
+    replay === undefined
+      ? (whole('--seed', values.seed, 0, Number.MAX_SAFE_INTEGER) ?? config.seed)
+      : undefined;
   const reporters = values.reporter ?? config.reporters ?? ['table'];
   const chosen = reporters.map((name) => {
     try {
@@ -173,8 +194,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       : '--out',
   );
   // The default folder may be absent; one named on purpose must be there, or it is a typo.
-  const regressions = values.regressions ?? config.regressions;
-  if (regressions !== undefined && !isFolder(regressions))
+  const regressions = replay === undefined ? (values.regressions ?? config.regressions) : '';
+  if (replay === undefined && regressions !== undefined && !isFolder(regressions))
     throw new UsageError(
       `${blame('regressions', values.regressions) || '--regressions: '}${regressions}: no such folder (regression files are read from a folder; leave the option out to skip them)`,
     );
@@ -193,6 +214,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const suite = await runSuite(
     {
       globs: positionals,
+      ...(replay === undefined ? {} : { replay: resolve(replay) }),
       agent: agent.name,
       agentSource,
       ...(mode === undefined ? {} : { mode: mode as AutonomyMode }),
@@ -200,7 +222,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       ...(values.plan === undefined ? {} : { plan: values.plan }),
       trials,
       ...(seed === undefined ? {} : { seed }),
-      scenarioFiles: [...(config.scenarios ?? []), ...(values.scenarios ?? [])],
+      scenarioFiles:
+        replay === undefined ? [...(config.scenarios ?? []), ...(values.scenarios ?? [])] : [],
       regressions: regressions ?? 'regressions',
       ...(model === undefined ? {} : { model }),
       ...(live === undefined ? {} : { live, plan: 'none' }),
@@ -303,6 +326,28 @@ function checkLiveRun(
 async function probeLive(target: LiveTarget): Promise<void> {
   const world = await openLiveWorld({ target, clock: new VirtualClock(), mode: 'shadow' });
   await world.close();
+}
+
+/**
+ * Refuses, in one line, what a replay cannot take: the recorded sessions are the cases, each
+ * run as it was recorded, so nothing may select scenarios, plans, modes or seeds.
+ */
+function refuseWithReplay(values: Record<string, unknown>, positionals: readonly string[]): void {
+  if (positionals.length > 0)
+    throw new UsageError(
+      `--replay takes no scenario globs (got ${positionals.join(' ')}): the recorded sessions of the folder are the cases`,
+    );
+  const why: Record<string, string> = {
+    mode: 'a replay is recorded in mode replay, each session under its recorded contract',
+    faults: 'a replay injects no fault plan: the cassette answers as recorded',
+    plan: 'a replay injects no fault plan: the cassette answers as recorded',
+    seed: 'each session replays on its recorded seed',
+    scenarios: 'the recorded sessions are the cases',
+    regressions: 'the recorded sessions are the cases',
+  };
+  for (const [flag, reason] of Object.entries(why))
+    if (values[flag] !== undefined)
+      throw new UsageError(`--replay cannot be combined with --${flag}: ${reason}`);
 }
 
 /** A whole-number option ≥ `min` (and ≤ `max`, when given), or undefined when absent. */

@@ -127,9 +127,11 @@ export function renderRunPage(input: RunPageInput): Html {
       .join(' · ');
     const verdict = !grade.pass
       ? html`<span class="mark fail">✗ fail</span>`
-      : grade.whiteBoxSkipped
-        ? html`<span class="mark skip" title="${WHITE_BOX_SKIPPED}">◐ black-box pass</span>`
-        : html`<span class="mark pass">✓ pass</span>`;
+      : grade.notApplicable !== undefined
+        ? html`<span class="mark skip" title="${grade.notApplicable}">n/a: not applicable</span>`
+        : grade.whiteBoxSkipped
+          ? html`<span class="mark skip" title="${WHITE_BOX_SKIPPED}">◐ black-box pass</span>`
+          : html`<span class="mark pass">✓ pass</span>`;
     return html`<div class="grade" id="${scoped(key, `grade-${dimension}`)}">
       <h3>
         ${dimension} ${verdict}

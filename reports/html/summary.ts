@@ -95,6 +95,8 @@ export const WHITE_BOX_SKIPPED =
  */
 function dimensionCell(grade: RunResult['grades'][Dimension] | undefined): Html {
   if (!grade) return html`<td class="dim muted" title="not graded">–</td>`;
+  if (grade.notApplicable !== undefined)
+    return html`<td class="dim muted" title="not applicable: ${grade.notApplicable}">n/a</td>`;
   const codes = [...new Set(grade.findings.map((f) => f.code))].sort().join(', ');
   const count = grade.findings.length > 0 ? ` ${grade.findings.length}` : '';
   const skipped = grade.whiteBoxSkipped ? ` · ${WHITE_BOX_SKIPPED}` : '';

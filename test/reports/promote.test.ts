@@ -363,3 +363,34 @@ describe('judgeLevel on real result sets', () => {
     );
   });
 });
+
+describe('judgeLevel: an outcome not applicable is no evidence', () => {
+  /** A run whose outcome could not be judged (a replay of a recording with no verdict). */
+  const unjudged = (trial: number): RunResult => {
+    const r = runRecord({ mode: 'replay', faultPlanId: 'recorded-0', trial });
+    const outcome = r.grades.outcome;
+    if (!outcome) throw new Error('no outcome grade');
+    return { ...r, grades: { ...r.grades, outcome: { ...outcome, notApplicable: 'no verdict' } } };
+  };
+  const judged = (trial: number): RunResult =>
+    runRecord({ mode: 'replay', faultPlanId: 'recorded-1', trial });
+  const replay = (results: RunResult[]): LevelVerdict =>
+    judgeLevel(results, {
+      level: 'historical-replay',
+      mode: 'replay',
+      criteria: { ...LENIENT, k: 2, outcomePassK: 1 },
+    });
+
+  it('leaves runs whose outcome is not applicable out of outcome pass^k', () => {
+    const outcome = criterion(
+      replay([judged(0), judged(1), unjudged(0), unjudged(1)]),
+      'outcome-pass-k',
+    );
+    expect(outcome).toMatchObject({ measured: 1, groups: 2, groupsWithK: 1, pass: true });
+  });
+
+  it('cannot pass outcome pass^k on runs none of which could be judged', () => {
+    const outcome = criterion(replay([unjudged(0), unjudged(1)]), 'outcome-pass-k');
+    expect(outcome).toMatchObject({ measured: null, groupsWithK: 0, pass: false });
+  });
+});

@@ -317,3 +317,35 @@ describe('renderShow', () => {
     expect(renderShow(record(), t, { color: true })).toContain('\u001b[32mPASS\u001b[39m');
   });
 });
+
+describe('renderShow: a replay', () => {
+  it('names the divergence on its own line, and shows an outcome not judged as not applicable', () => {
+    const clean = record();
+    const grades = structuredClone(clean.grades);
+    const toolUse = grades['tool-use'];
+    const outcome = grades.outcome;
+    if (!toolUse || !outcome) throw new Error('no grades');
+    grades['tool-use'] = {
+      ...toolUse,
+      pass: false,
+      findings: [
+        {
+          code: 'replay-divergence',
+          message:
+            'replay divergence at step 3: expected issue_refund {"amount_cents":500}, got issue_refund {"amount_cents":900}',
+          refs: [],
+        },
+      ],
+    };
+    grades.outcome = { ...outcome, notApplicable: 'the recording carries no verdict' };
+    const r = record({ mode: 'replay', grades });
+
+    const text = renderShow(r, trajectory({ calls: [call('0/1', 0)] }), { color: false });
+
+    expect(text).toMatch(
+      /^diverged +replay divergence at step 3: expected issue_refund \{"amount_cents":500\}, got issue_refund \{"amount_cents":900\}$/m,
+    );
+    expect(text).toContain('  – outcome · not applicable: the recording carries no verdict');
+    expect(text).not.toMatch(/✓ outcome/);
+  });
+});

@@ -3,7 +3,7 @@ import { DIMENSIONS } from '../../graders/grade.js';
 import { type RunResult } from '../../reports/results.js';
 import { renderTable } from '../../reports/table.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { makeResultSet } from '../support/result-sets.js';
+import { makeResultSet, runRecord } from '../support/result-sets.js';
 import { tempDir } from '../support/cli.js';
 
 /**
@@ -171,3 +171,27 @@ function withFinding(
     copy.pass && (pass || !['outcome', 'policy', 'integrity', 'recovery'].includes(dimension));
   return copy;
 }
+
+describe('renderTable: a dimension not judged', () => {
+  it('shows n/a where no run of the row could be judged on it, and ✓/✗ where some could', () => {
+    const unjudged = (trial: number, faultPlanId: string): RunResult => {
+      const r = runRecord({ mode: 'replay', faultPlanId, trial });
+      const outcome = r.grades.outcome;
+      if (!outcome) throw new Error('no outcome grade');
+      return {
+        ...r,
+        grades: { ...r.grades, outcome: { ...outcome, notApplicable: 'no verdict' } },
+      };
+    };
+    const results = [
+      unjudged(0, 'recorded-0'),
+      unjudged(1, 'recorded-0'),
+      runRecord({ mode: 'replay', faultPlanId: 'recorded-1' }),
+    ].map((r, index) => ({ ...r, index }));
+
+    const text = renderTable({ results, k: 1 }, { color: false });
+
+    expect(row(text, 'refunds/full-refund', 'recorded-0')[2]).toBe('n/a');
+    expect(row(text, 'refunds/full-refund', 'recorded-1')[2]).toBe('✓');
+  });
+});
