@@ -55,6 +55,8 @@ export function gradeEvidence(ctx: GradeContext): Grade {
   }
   const proposals = ctx.trajectory.proposals ?? [];
   for (const p of proposals) {
+    // A proposal is judged with its call: a trajectory cut short of the call says nothing of it.
+    if (ctx.position(p.callId) < 0) continue;
     const missing = neededReads(ctx, p.tool).filter(
       (tool) =>
         !p.evidence.some((id) => {

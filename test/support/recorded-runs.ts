@@ -6,6 +6,7 @@ import {
   saveCassette,
   type Cassette,
   type InteractionDraft,
+  type ToolInteraction,
   type RecordedTool,
 } from '../../recordings/cassette.js';
 import { InteractionLog } from '../../recordings/interaction-log.js';
@@ -91,7 +92,11 @@ export async function recordRun(
     outDir: dir,
     ...(options.plan ? { faultPlan: options.plan } : {}),
   });
-  const answered = recording.log.interactions().filter((i) => i.kind === 'tool');
+  // The transport records a withheld reply as unanswered on the wall clock; the wire log says
+  // how long the run's own clock waited, so those calls are taken from it.
+  const answered = recording.log
+    .interactions()
+    .filter((i): i is ToolInteraction => i.kind === 'tool' && i.unanswered === undefined);
   const drafts: InteractionDraft[] = [];
   let next = 0;
   const calls = live.trajectory.calls.filter((c) => c.echoOf === undefined);

@@ -12,6 +12,7 @@ import {
   type CassetteSession,
   type Interaction,
   type InteractionDraft,
+  type ToolInteraction,
 } from '../../recordings/index.js';
 import {
   RECORDING_INDEX_FILE,
@@ -73,7 +74,11 @@ function asTheClientSawThem(
   trajectory: Trajectory,
   answered: readonly Interaction[],
 ): InteractionDraft[] {
-  const replies = answered.filter((i) => i.kind === 'tool');
+  // The transport records a withheld reply as unanswered on the wall clock; the wire log says
+  // how long the run's own clock waited, so those calls are taken from it.
+  const replies = answered.filter(
+    (i): i is ToolInteraction => i.kind === 'tool' && i.unanswered === undefined,
+  );
   const calls = trajectory.calls.filter((c) => c.echoOf === undefined);
   let next = 0;
   return calls.map((call, i): InteractionDraft => {
