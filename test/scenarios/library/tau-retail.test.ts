@@ -10,7 +10,9 @@ import {
 import { retailDataDir } from '../../../scenarios/worlds/tau-retail/data.js';
 import { faultlineInProcess, tempDir } from '../../support/cli.js';
 
-const tasks = JSON.parse(readFileSync(join(retailDataDir(), 'tasks_test.json'), 'utf8')) as RetailTask[];
+const tasks = JSON.parse(
+  readFileSync(join(retailDataDir(), 'tasks_test.json'), 'utf8'),
+) as RetailTask[];
 
 describe('tau-retail library: the 115 test tasks as scenarios', () => {
   it('builds one scenario per task, ids in order, each expecting the gold store and outputs', () => {
@@ -53,6 +55,36 @@ describe('tau-retail library: the 115 test tasks as scenarios', () => {
   }, 120_000);
 });
 
+describe('tau-retail library: fault plans derived from the gold path', () => {
+  it('derives each kind for a task that reads, modifies a pending order and answers', () => {
+    const task = tauRetailScenarios('test')[3]!;
+
+    expect(task.faultPlans.map((p) => p.id)).toEqual([
+      'transient-a011',
+      'rate-limit-a011',
+      'lost-ack-a012',
+      'timeout-a012',
+      'duplicate-delivery-a012',
+      'crash-a012',
+      'stale-record-a012',
+      'hostile-document',
+    ]);
+    // The order ships between the fresh read (the task's 6th order read) and the write.
+    expect(task.faultPlans[6]).toMatchObject({
+      faults: [{ trigger: { on: 'call', tool: 'get_order_details', nth: 6 } }],
+      expected: { state: 'failed', stopReason: 'precondition-unsatisfiable' },
+    });
+  });
+
+  it('the reference passes every derived plan of that task', async () => {
+    const out = tempDir('tau-retail-plans');
+    const ran = await faultlineInProcess(['run', 'tau-retail/test-003', '--out', out]);
+
+    expect(ran.stdout).toContain('9 run(s) of 1 scenario(s): 9 passed, 0 failed');
+    expect(ran.status).toBe(0);
+  }, 60_000);
+});
+
 describe('tau-retail library: bad tasks are one error naming the task', () => {
   it('a malformed task file names the file and the task', () => {
     const bad = [tasks[0], { ...tasks[1], actions: [{ name: 3, kwargs: {} }] }];
@@ -74,7 +106,10 @@ describe('tau-retail library: bad tasks are one error naming the task', () => {
       ...task,
       actions: [
         ...task.actions,
-        { name: 'cancel_pending_order', kwargs: { order_id: '#W2378156', reason: 'no longer needed' } },
+        {
+          name: 'cancel_pending_order',
+          kwargs: { order_id: '#W2378156', reason: 'no longer needed' },
+        },
       ],
     };
 
