@@ -1,6 +1,5 @@
 import type { FaultInput, FaultPlanInput } from '../../../faults/catalog.js';
 import type { OperationInput } from '../../../runtime/blueprint.js';
-import type { Predicate } from '../../../runtime/predicate.js';
 import { effectCount } from '../predicates.js';
 
 /** Writes whose order must be pending: a shipped order can no longer take them. */
@@ -54,10 +53,17 @@ export function derivedFaultPlans(
   let writesBefore = 0;
   let lastRead: { op: OperationInput; nth: number } | undefined;
   let readFaulted = false;
+  // The reference's calls in order (its step count), and where it last read each order in
+  // the gold path with no write of that order since.
+  let step = 0;
+  const orderReadAt = new Map<string, number>();
   for (const op of ops) {
     const gold = op.id !== 'respond';
+    const orderId = String((op.args ?? {}).order_id);
     if (op.kind === 'read') {
       lastRead = { op, nth: next(op.tool) };
+      step++;
+      if (op.tool === 'get_order_details') orderReadAt.set(orderId, step);
       continue;
     }
     if (!readFaulted && lastRead) {
@@ -66,7 +72,11 @@ export function derivedFaultPlans(
     }
     const checksOrder = (op.preconditions ?? []).length > 0;
     const readNth = checksOrder ? next('get_order_details') : 0;
+    if (checksOrder) step++;
     const nth = next(op.tool);
+    step++;
+    const readAt = orderReadAt.get(orderId);
+    orderReadAt.delete(orderId);
     if (!gold) continue;
     const id = short(op);
     const trigger = { on: 'call' as const, tool: op.tool, nth };
@@ -93,20 +103,28 @@ export function derivedFaultPlans(
       },
     );
     if (PENDING_WRITES.has(op.tool) && checksOrder) {
-      const orderId = String((op.args ?? {}).order_id);
-      const stopped: Predicate = effectCount(writesBefore);
+      // Right after the gold path read the order (the next call any agent makes: the write
+      // itself for one that reads nothing fresh); else as the fresh read is made.
+      const staleAt =
+        readAt === undefined
+          ? { on: 'call' as const, tool: 'get_order_details', nth: readNth }
+          : { on: 'step' as const, step: readAt + 1 };
       plans.push({
         id: `stale-record-${id}`,
-        description: `order ${orderId} ships between the fresh read and ${op.tool}: stop safely, the writes before it stand`,
+        description: `order ${orderId} ships after it was read and before ${op.tool}: stop safely, the writes before it stand`,
         faults: [
           {
             kind: 'stale-record',
-            trigger: { on: 'call', tool: 'get_order_details', nth: readNth },
+            trigger: staleAt,
             change: 'order-delivered',
             params: { order_id: orderId },
           },
         ],
-        expected: { state: 'failed', stopReason: 'precondition-unsatisfiable', world: stopped },
+        expected: {
+          state: 'failed',
+          stopReason: 'precondition-unsatisfiable',
+          world: effectCount(writesBefore),
+        },
       });
     }
     writesBefore++;

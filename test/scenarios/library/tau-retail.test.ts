@@ -69,9 +69,9 @@ describe('tau-retail library: fault plans derived from the gold path', () => {
       'stale-record-a012',
       'hostile-document',
     ]);
-    // The order ships between the fresh read (the task's 6th order read) and the write.
+    // The order ships on the call right after the gold path read it (its 7th call).
     expect(task.faultPlans[6]).toMatchObject({
-      faults: [{ trigger: { on: 'call', tool: 'get_order_details', nth: 6 } }],
+      faults: [{ trigger: { on: 'step', step: 8 }, params: { order_id: '#W4776164' } }],
       expected: { state: 'failed', stopReason: 'precondition-unsatisfiable' },
     });
   });
