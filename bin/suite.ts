@@ -15,6 +15,7 @@ import type { AutonomyMode } from '../runtime/contract.js';
 import { checkChildMode } from '../scenarios/child/child-agent-host.js';
 import { trialSeed, validateFaultPlan } from '../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
+import { tauRetailScenarios } from '../scenarios/library/tau-retail/index.js';
 import { loadScenarioFile, worldOf } from '../scenarios/load.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { WORLDS } from '../scenarios/library/worlds.js';
@@ -105,6 +106,20 @@ export interface SkippedPlan {
 }
 
 /**
+ * The library's larger suites, built only when a glob names them: the τ-bench retail test
+ * tasks (`tau-retail/*`) and train tasks (`tau-retail-train/*`). Building them reads the
+ * benchmark's store and replays every gold path, which a run of the rest need not pay for.
+ */
+export function optionalSuites(globs: readonly string[]): Scenario[] {
+  const named = (prefix: string): boolean =>
+    globs.some((g) => g === prefix || g.startsWith(`${prefix}/`));
+  return [
+    ...(named('tau-retail') ? tauRetailScenarios('test') : []),
+    ...(named('tau-retail-train') ? tauRetailScenarios('train') : []),
+  ];
+}
+
+/**
  * Every case of the suite, in a fixed order: scenario by scenario, the fault-free run then each
  * fault plan the `faults` filter keeps, each trial; then regression files. Deterministic, so
  * shards, workers and resumed runs all agree on what case `index` means.
@@ -125,7 +140,7 @@ export async function suiteSelection(
   if (options.replay !== undefined)
     return { cases: await replayCases({ ...options, replay: options.replay }, agent), skipped: [] };
   const agentWord = agentArgument(agent.source);
-  const loaded = [...BUILT_IN_SCENARIOS];
+  const loaded = [...BUILT_IN_SCENARIOS, ...optionalSuites(options.globs)];
   // Where each id came from: two scenarios with one id would make a set no command can read.
   const origin = new Map<string, string>(loaded.map((s) => [s.id, 'a built-in scenario']));
   for (const file of options.scenarioFiles) {

@@ -7,6 +7,7 @@ import { ExpensesWorld } from '../worlds/expenses/world.js';
 import { NotificationsWorld } from '../worlds/notifications/world.js';
 import { RefundsWorld } from '../worlds/refunds/world.js';
 import { ResearchWorld } from '../worlds/research/world.js';
+import { RetailWorld } from '../worlds/tau-retail/world.js';
 import { TicketsWorld } from '../worlds/tickets/world.js';
 
 export interface WorldFactory {
@@ -55,5 +56,19 @@ export const WORLDS: Readonly<Record<string, WorldFactory>> = {
     description:
       'Analyst research desk: a corpus of sources stating claims (some conflicting, some later corrected or retracted), answers filed with each claim attributed to a source, or unresolved.',
     create: (options) => new ResearchWorld(options),
+  },
+  'tau-retail': {
+    description:
+      'The τ-bench retail store (sierra-research/tau-bench, MIT): 500 users, 50 products, 1,000 orders; cancel or modify pending orders, return or exchange delivered items, gift card balances, refunds to the original method, every store write confirmed by the customer.',
+    create: (options) =>
+      new RetailWorld({
+        ...options,
+        requiredOutputs: Array.isArray(options.requiredOutputs)
+          ? options.requiredOutputs.map(String)
+          : [],
+        ...(typeof options.honourIdempotencyKeys === 'boolean'
+          ? { honourIdempotencyKeys: options.honourIdempotencyKeys }
+          : {}),
+      }),
   },
 };
