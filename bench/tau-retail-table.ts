@@ -11,20 +11,11 @@
  * `none` → no faults), as the derived plans of the tau-retail scenarios are named.
  */
 import { passHatK } from '../graders/metrics.js';
+import { DERIVED_KINDS } from '../scenarios/library/tau-retail/fault-plans.js';
 import { runPassed } from '../reports/graded.js';
 import { readResults, type RunResult } from '../reports/results.js';
 
-const KINDS = [
-  'none',
-  'lost-ack',
-  'timeout',
-  'duplicate-delivery',
-  'crash',
-  'transient',
-  'rate-limit',
-  'stale-record',
-  'hostile-document',
-] as const;
+const KINDS = ['none', ...DERIVED_KINDS] as const;
 
 function kindOf(planId: string): string {
   return KINDS.find((k) => planId === k || planId.startsWith(`${k}-`)) ?? 'other';

@@ -428,6 +428,15 @@ export async function loadCassette(path: string): Promise<Cassette> {
       cause: error,
     });
   }
+  return parseCassetteText(text, path);
+}
+
+/**
+ * Checks a cassette file's text: unreadable JSON and bad fields are both
+ * {@link InvalidInputError}s naming `path`. What `loadCassette` does once the file is read,
+ * for callers that read it themselves (synchronously, say).
+ */
+export function parseCassetteText(text: string, path: string): Cassette {
   let json: unknown;
   try {
     json = JSON.parse(text);

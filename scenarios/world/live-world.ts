@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -32,7 +34,10 @@ export type LiveTarget =
       readonly args?: readonly string[];
       readonly env?: Readonly<Record<string, string>>;
       readonly cwd?: string;
-      /** What becomes of the server's stderr: shown (`inherit`, the default), kept apart (`pipe`) or dropped. */
+      /**
+       * What becomes of the server's stderr: shown line by line after {@link LIVE_PREFIX} (the
+       * default), passed through as is (`inherit`), kept apart (`pipe`) or dropped.
+       */
       readonly stderr?: 'inherit' | 'pipe' | 'ignore';
     }
   | { readonly url: string; readonly headers?: Readonly<Record<string, string>> };
@@ -302,14 +307,22 @@ export function liveTransport(target: LiveTarget): { transport: Transport; label
   }
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  return {
-    transport: new StdioClientTransport({
-      command: target.command,
-      args: [...(target.args ?? [])],
-      env: { ...env, ...target.env },
-      stderr: target.stderr ?? 'inherit',
-      ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
-    }),
-    label: `"${target.command}"`,
-  };
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: [...(target.args ?? [])],
+    env: { ...env, ...target.env },
+    stderr: target.stderr ?? 'pipe',
+    ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+  });
+  // By default the server's own messages are shown, each line marked as the live server's, so
+  // they are not mistaken for faultline's (a faultline serve standing in prints a whole report).
+  const stream = target.stderr === undefined ? (transport.stderr as Readable | null) : null;
+  if (stream)
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      process.stderr.write(`${LIVE_PREFIX}${line}\n`);
+    });
+  return { transport, label: `"${target.command}"` };
 }
+
+/** Marks each line a live server writes to its stderr, when faultline shows it. */
+export const LIVE_PREFIX = 'live │ ';

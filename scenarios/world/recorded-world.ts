@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { parseCassette, type Cassette, type ToolInteraction } from '../../recordings/cassette.js';
+import {
+  parseCassetteText,
+  type Cassette,
+  type ToolInteraction,
+} from '../../recordings/cassette.js';
 import { DEFAULT_REDACTION, redact } from '../../recordings/redact.js';
 import { DIVERGENCE_META } from '../../recordings/replay-server.js';
 import { canonicalJson } from '../../runtime/canonical-json.js';
@@ -121,16 +125,7 @@ export function readWorldCassette(path: string, source = `world ${RECORDED_WORLD
       cause: error,
     });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw new InvalidInputError(`cassette ${path}`, [`(root): not valid JSON (${why})`], {
-      cause: error,
-    });
-  }
-  return parseCassette(json, path);
+  return parseCassetteText(text, path);
 }
 
 /** The options as given, checked: one line naming `options.<field>` otherwise. */
