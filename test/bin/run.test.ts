@@ -268,7 +268,7 @@ describe('faultline usage', () => {
     expect(ran.status).toBe(2);
     expect(ran.stdout).toBe('');
     expect(ran.stderr.trimEnd().split('\n')).toEqual([
-      'faultline: unknown command "frobnicate" (commands: run, list, show, compare, promote, merge, matrix, explore, serve)',
+      'faultline: unknown command "frobnicate" (commands: run, list, show, compare, promote, merge, matrix, explore, serve, record)',
     ]);
   });
 });
