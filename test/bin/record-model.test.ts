@@ -1,31 +1,16 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette, readModelCassette } from '../../recordings/index.js';
 import { faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
 import { readResults } from '../../reports/results.js';
-import { oracleRespond } from '../support/oracle.js';
-import {
-  OPENAI_BASE_URL,
-  startProviderServer,
-  type ProviderServer,
-} from '../support/provider-server.js';
+import { useOracleProvider } from '../support/oracle-provider.js';
 
 const KEY = 'sk-oracle-record-test-4411';
 const FAULTLINE = join(ROOT, 'bin/faultline.js');
-const saved = { ...process.env };
 const dir = tempDir('record-model');
-let provider: ProviderServer;
-beforeAll(() => {
-  process.env.OPENAI_API_KEY = KEY;
-  process.env.OPENAI_BASE_URL = OPENAI_BASE_URL;
-  provider = startProviderServer(oracleRespond());
-});
+const provider = useOracleProvider(KEY);
 afterAll(() => {
-  provider.close();
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL'])
-    if (saved[name] === undefined) Reflect.deleteProperty(process.env, name);
-    else process.env[name] = saved[name];
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -58,7 +43,7 @@ describe('faultline record --agent tool-loop --model … (the oracle over msw)',
       expect(cassette.session?.modelCassette).toBe('models/refunds__partial-refund.none.0.json');
       const model = readModelCassette(join(out, 'models', 'refunds__partial-refund.none.0.json'));
       expect(model.runId).toBe('refunds/partial-refund#none#0');
-      expect(model.calls.length).toBe(provider.calls.length);
+      expect(model.calls.length).toBe(provider().calls.length);
       // What the live server received is what the cassette holds: the live run passed.
       const tools = cassette.interactions.filter((i) => i.kind === 'tool');
       expect(tools.map((i) => i.tool)).toContain('issue_refund');

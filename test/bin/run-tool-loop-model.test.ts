@@ -1,29 +1,14 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../bin/cli.js';
 import type { Io } from '../../bin/io.js';
 import { tempDir } from '../support/cli.js';
-import { oracleRespond } from '../support/oracle.js';
-import {
-  OPENAI_BASE_URL,
-  startProviderServer,
-  type ProviderServer,
-} from '../support/provider-server.js';
+import { useOracleProvider } from '../support/oracle-provider.js';
 
-const saved = { ...process.env };
 const dir = tempDir('tool-loop-model');
-let provider: ProviderServer;
-beforeAll(() => {
-  process.env.OPENAI_API_KEY = 'sk-oracle-cli-test';
-  process.env.OPENAI_BASE_URL = OPENAI_BASE_URL;
-  provider = startProviderServer(oracleRespond());
-});
+const provider = useOracleProvider('sk-oracle-cli-test');
 afterAll(() => {
-  provider.close();
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL'])
-    if (saved[name] === undefined) Reflect.deleteProperty(process.env, name);
-    else process.env[name] = saved[name];
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -61,7 +46,7 @@ describe('faultline run --agent tool-loop --model openai:gpt-test (the oracle ov
       scenarioId: 'refunds/full-refund',
       pass: true,
     });
-    expect((record?.figures as { modelCalls: number }).modelCalls).toBe(provider.calls.length);
+    expect((record?.figures as { modelCalls: number }).modelCalls).toBe(provider().calls.length);
   });
 
   it('fails partial-refund under a lost acknowledgement, naming the duplicate and the replay command', async () => {
