@@ -7,6 +7,7 @@ import { EXPLORE_HELP, exploreCommand } from './commands/explore.js';
 import { LIST_HELP, listCommand } from './commands/list.js';
 import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
 import { MERGE_HELP, mergeCommand } from './commands/merge.js';
+import { PASSK_HELP, passkCommand } from './commands/passk.js';
 import { PROMOTE_HELP, promoteCommand } from './commands/promote.js';
 import { RECORD_HELP, recordCommand } from './commands/record.js';
 import { RUN_HELP, runCommand } from './commands/run.js';
@@ -30,6 +31,7 @@ Commands:
   explore SCENARIO  search fault plans for the smallest one that breaks an agent
   serve SCENARIO    serve a scenario's world and fault plan to any MCP client, grade the session
   record SCENARIO   record an agent's session with a live MCP server as a replayable cassette
+  passk [RESULTS…]  pass^1 and pass^k per agent and fault kind: how success holds up under faults
 
 Run 'faultline <command> --help' for a command's options.`;
 
@@ -45,6 +47,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => 
     explore: { help: EXPLORE_HELP, run: exploreCommand },
     serve: { help: SERVE_HELP, run: serveCommand },
     record: { help: RECORD_HELP, run: recordCommand },
+    passk: { help: PASSK_HELP, run: passkCommand },
   };
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */

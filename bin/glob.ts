@@ -14,9 +14,20 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${out}$`);
 }
 
+/** A glob names an id, or a folder the id is in (`refunds` names `refunds/full-refund`). */
+function names(glob: string, id: string): boolean {
+  return globToRegExp(glob).test(id) || globToRegExp(`${glob}/**`).test(id);
+}
+
+/**
+ * Whether `id` is selected by `globs`: by any glob that does not start with `!` (every id when
+ * there is none), and by no `!glob` — `'!tau-retail/*'` leaves the τ-bench tasks out.
+ */
 export function matchesAny(id: string, globs: readonly string[]): boolean {
+  const excluded = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
+  const included = globs.filter((g) => !g.startsWith('!'));
   return (
-    globs.length === 0 ||
-    globs.some((g) => globToRegExp(g).test(id) || globToRegExp(`${g}/**`).test(id))
+    (included.length === 0 || included.some((g) => names(g, id))) &&
+    !excluded.some((g) => names(g, id))
   );
 }

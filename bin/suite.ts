@@ -40,7 +40,7 @@ import {
   type AgentSource,
   type ResolvedAgent,
 } from './agent-source.js';
-import { matchesAny } from './glob.js';
+import { globToRegExp, matchesAny } from './glob.js';
 import { liveWords } from './live-target.js';
 import { replayCases } from './replay-cases.js';
 import { modelWords } from './model-options.js';
@@ -106,17 +106,57 @@ export interface SkippedPlan {
 }
 
 /**
- * The library's larger suites, built only when a glob names them: the τ-bench retail test
- * tasks (`tau-retail/*`) and train tasks (`tau-retail-train/*`). Building them reads the
- * benchmark's store and replays every gold path, which a run of the rest need not pay for.
+ * The τ-bench retail suites, built only when the globs can select them, as building one reads
+ * the benchmark's store and replays every gold path: the test tasks (`tau-retail/*`) are part
+ * of the default suite — no glob, a glob that can name them (`tau-retail/test-007`, `*\/*`),
+ * unless a `!glob` leaves them all out; the 500 train tasks (`tau-retail-train/*`) only when a
+ * glob names that folder.
  */
 export function optionalSuites(globs: readonly string[]): Scenario[] {
-  const named = (prefix: string): boolean =>
-    globs.some((g) => g === prefix || g.startsWith(`${prefix}/`));
+  const included = globs.filter((g) => !g.startsWith('!'));
+  // An id no glob could have been written for: only a glob naming every task of the folder
+  // matches it, so `!tau-retail/*` drops the suite and `!tau-retail/test-007` does not.
+  const allOf = (folder: string): string => `${folder}/\u0000`;
+  const canName = (folder: string): boolean =>
+    (included.length === 0 ||
+      included.some((g) => globToRegExp(g.split('/')[0] ?? g).test(folder))) &&
+    matchesAny(
+      allOf(folder),
+      globs.filter((g) => g.startsWith('!')),
+    );
+  const named = (folder: string): boolean =>
+    included.some((g) => g === folder || g.startsWith(`${folder}/`));
   return [
-    ...(named('tau-retail') ? tauRetailScenarios('test') : []),
+    ...(canName('tau-retail') ? tauRetailScenarios('test') : []),
     ...(named('tau-retail-train') ? tauRetailScenarios('train') : []),
   ];
+}
+
+/** The suites built only when a glob reaches them (`optionalSuites`). */
+const OPTIONAL_FOLDERS = [
+  ['tau-retail', 'τ-bench retail test tasks'],
+  ['tau-retail-train', 'τ-bench retail train tasks'],
+] as const;
+
+/** Ids for an error: each one, but a folder of more than ten as `folder/* (n)`. */
+function knownIds(ids: readonly string[]): string {
+  const folders = new Map<string, string[]>();
+  for (const id of ids) {
+    const folder = id.split('/')[0] ?? id;
+    folders.set(folder, [...(folders.get(folder) ?? []), id]);
+  }
+  const listed = [...folders].flatMap(([folder, inIt]) =>
+    inIt.length > 10 ? [`${folder}/* (${inIt.length})`] : inIt,
+  );
+  // The suites no glob reached are known too: the user may have meant one of them.
+  for (const [folder, what] of OPTIONAL_FOLDERS)
+    if (!folders.has(folder)) listed.push(`${folder}/* (${what})`);
+  return listed.join(', ');
+}
+
+/** Every scenario `globs` can select from: the built-in library and the suites they reach. */
+export function knownScenarios(globs: readonly string[]): Scenario[] {
+  return [...BUILT_IN_SCENARIOS, ...optionalSuites(globs)];
 }
 
 /**
@@ -140,7 +180,7 @@ export async function suiteSelection(
   if (options.replay !== undefined)
     return { cases: await replayCases({ ...options, replay: options.replay }, agent), skipped: [] };
   const agentWord = agentArgument(agent.source);
-  const loaded = [...BUILT_IN_SCENARIOS, ...optionalSuites(options.globs)];
+  const loaded = knownScenarios(options.globs);
   // Where each id came from: two scenarios with one id would make a set no command can read.
   const origin = new Map<string, string>(loaded.map((s) => [s.id, 'a built-in scenario']));
   for (const file of options.scenarioFiles) {
@@ -170,7 +210,7 @@ export async function suiteSelection(
   }
   if (scenarios.length === 0 && regressions.length === 0) {
     throw new UsageError(
-      `no scenario matches ${options.globs.join(', ')} (known: ${loaded.map((s) => s.id).join(', ')})`,
+      `no scenario matches ${options.globs.join(', ')} (known: ${knownIds(loaded.map((s) => s.id))})`,
     );
   }
   const keep = faultFilter(options.faults);

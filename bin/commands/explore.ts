@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../reports/results.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
 import { agentArgument, chooseAgent, resolveAgent } from '../agent-source.js';
 import { configFile, loadConfig } from '../config.js';
-import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { knownScenarios } from '../suite.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import type { Io } from '../io.js';
@@ -166,7 +166,7 @@ function report(
 }
 
 async function findScenario(id: string, files: readonly string[]): Promise<Scenario> {
-  const loaded: Scenario[] = [...BUILT_IN_SCENARIOS];
+  const loaded: Scenario[] = knownScenarios([id]);
   for (const file of files) loaded.push(...(await loadScenarioFile(file)));
   const scenario = loaded.find((s) => s.id === id);
   if (!scenario)

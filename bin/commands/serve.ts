@@ -11,7 +11,6 @@ import { runPassed } from '../../reports/graded.js';
 import { REPORTERS, reporter } from '../../reports/reporters.js';
 import { ResultsWriter, writeFileAtomic } from '../../reports/results.js';
 import { validateFaultPlan } from '../../scenarios/engine.js';
-import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { loadScenarioFile, worldOf } from '../../scenarios/load.js';
 import { runScenario } from '../../scenarios/runner.js';
 import type { Scenario } from '../../scenarios/scenario.js';
@@ -22,7 +21,7 @@ import type { Io } from '../io.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { commitPendingSet, openPendingSet } from '../pending-set.js';
 import { listenHttp } from '../serve-http.js';
-import { caseResult, type SuiteCase } from '../suite.js';
+import { caseResult, knownScenarios, type SuiteCase } from '../suite.js';
 import { UsageError } from '../usage-error.js';
 
 /** Wall milliseconds per virtual millisecond unless `--time-scale` says otherwise. */
@@ -281,7 +280,7 @@ function instructionsFor(scenario: Scenario): string {
 }
 
 export async function findScenario(id: string, files: readonly string[]): Promise<Scenario> {
-  const known = [...BUILT_IN_SCENARIOS];
+  const known = knownScenarios([id]);
   for (const file of files) known.push(...(await loadScenarioFile(file)));
   const found = known.find((s) => s.id === id);
   if (!found)

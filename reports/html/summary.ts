@@ -1,5 +1,4 @@
 import { CORE_DIMENSIONS, DIMENSIONS, type Dimension } from '../../graders/grade.js';
-import { passHatK } from '../../graders/metrics.js';
 import {
   distinctModels,
   formatTokens,
@@ -9,6 +8,7 @@ import {
   usageOf,
   usageText,
 } from '../model-usage.js';
+import { passRate } from '../pass-rate.js';
 import type { RunResult } from '../results.js';
 import { html, type Html } from './markup.js';
 import { shownText } from './visible-text.js';
@@ -55,29 +55,6 @@ export function runHref(result: RunResult): string {
 }
 
 const pct = (rate: number | null): string => (rate === null ? '–' : `${Math.round(rate * 100)}%`);
-
-/**
- * pass^k per scenario and fault plan (and agent and mode: runs of different agents never share
- * a group), averaged over the groups that ran at least k trials; null when none did.
- */
-function passRate(
-  results: readonly RunResult[],
-  k: number,
-  passed: (r: RunResult) => boolean,
-): number | null {
-  const groups = new Map<string, { n: number; c: number }>();
-  for (const r of results) {
-    const key = JSON.stringify([r.agent, r.mode, r.scenarioId, r.faultPlanId]);
-    const g = groups.get(key) ?? { n: 0, c: 0 };
-    g.n++;
-    if (passed(r)) g.c++;
-    groups.set(key, g);
-  }
-  const rates = [...groups.values()]
-    .map((g) => passHatK(g.n, g.c, k))
-    .filter((x): x is number => x !== null);
-  return rates.length === 0 ? null : rates.reduce((a, b) => a + b, 0) / rates.length;
-}
 
 /** How a state and its stop reason read: `failed (approval-denied)`. */
 export function endText(state: string, stopReason: string | null): string {

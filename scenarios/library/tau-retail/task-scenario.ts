@@ -127,8 +127,31 @@ export function replayGold(split: TaskSplit, index: number, task: RetailTask): G
   return { hash: world.storeHash(), kept, actingUser: actingUser ?? task.user_id };
 }
 
+/**
+ * Each write's status precondition, how a fresh read tells it is done, and that same read
+ * verified right after the write is confirmed: a store that acknowledged a change it never made
+ * is caught before the run claims success.
+ */
+function writeChecks(
+  action: GoldAction,
+): Pick<OperationInput, 'preconditions' | 'reconcile' | 'postconditions'> {
+  const checks = doneChecks(action);
+  return checks.reconcile === undefined
+    ? checks
+    : {
+        ...checks,
+        postconditions: [
+          {
+            description: `${action.name} took effect`,
+            read: checks.reconcile.read,
+            expect: checks.reconcile.found,
+          },
+        ],
+      };
+}
+
 /** Each write's status precondition and how a fresh read tells it is done. */
-function writeChecks(action: GoldAction): Pick<OperationInput, 'preconditions' | 'reconcile'> {
+function doneChecks(action: GoldAction): Pick<OperationInput, 'preconditions' | 'reconcile'> {
   const args = action.kwargs;
   const orderRead = { tool: 'get_order_details', args: { order_id: String(args.order_id) } };
   const status = (s: string): Predicate => ({ path: 'fresh.status', op: 'eq', value: s });
@@ -257,7 +280,9 @@ export function taskScenario(split: TaskSplit, index: number, task: RetailTask):
       tool: action.name,
       kind: write ? 'write' : 'read',
       args: action.kwargs,
-      ...(write ? { idempotent: true, ...writeChecks(action) } : {}),
+      ...(write
+        ? { idempotent: action.name !== 'modify_user_address', ...writeChecks(action) }
+        : {}),
     };
   });
   if (task.outputs.length > 0)

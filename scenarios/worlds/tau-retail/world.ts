@@ -510,9 +510,12 @@ export class RetailWorld extends World<RetailState> {
       }),
       defineTool({
         name: 'modify_user_address',
-        description: `Change a user's default address.${confirm}${write}`,
+        // A profile update sets the whole address, as a PUT does: it takes no key, since
+        // sending it twice sets the same address. After a lost reply an agent reads the
+        // profile before sending it again; resending blind is the flaw graders look for.
+        description: `Change a user's default address (the whole address is set; no idempotency key).${confirm}`,
         kind: 'write',
-        honoursIdempotencyKey: keys,
+        honoursIdempotencyKey: false,
         input: modifyUserAddressInput,
         output: userOutput,
         handle: (args, ctx) => {

@@ -66,11 +66,22 @@ describe('tau-retail library: fault plans derived from the gold path', () => {
       'timeout-a012',
       'duplicate-delivery-a012',
       'crash-a012',
+      'revoked-permission-a012',
+      'unapplied-write-a012',
       'stale-record-a012',
       'hostile-document',
     ]);
-    // The order ships on the call right after the gold path read it (its 7th call).
+    // The first write: the permission goes before it is sent, or the store drops the change.
     expect(task.faultPlans[6]).toMatchObject({
+      faults: [{ kind: 'revoked-permission', tool: 'modify_pending_order_items' }],
+      expected: { state: 'blocked', stopReason: 'permission-lost' },
+    });
+    expect(task.faultPlans[7]).toMatchObject({
+      faults: [{ kind: 'unapplied-write' }],
+      expected: { state: 'failed', stopReason: 'verification-failed' },
+    });
+    // The order ships on the call right after the gold path read it (its 7th call).
+    expect(task.faultPlans[8]).toMatchObject({
       faults: [{ trigger: { on: 'step', step: 8 }, params: { order_id: '#W4776164' } }],
       expected: { state: 'failed', stopReason: 'precondition-unsatisfiable' },
     });
@@ -80,7 +91,7 @@ describe('tau-retail library: fault plans derived from the gold path', () => {
     const out = tempDir('tau-retail-plans');
     const ran = await faultlineInProcess(['run', 'tau-retail/test-003', '--out', out]);
 
-    expect(ran.stdout).toContain('9 run(s) of 1 scenario(s): 9 passed, 0 failed');
+    expect(ran.stdout).toContain('11 run(s) of 1 scenario(s): 11 passed, 0 failed');
     expect(ran.status).toBe(0);
   }, 60_000);
 });
