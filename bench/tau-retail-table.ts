@@ -1,70 +1,90 @@
 /**
- * The τ-bench table under faults: pass^1 and pass^k (τ-bench's definition, C(c,k)/C(n,k) per
- * task and plan, averaged) per fault kind, for each result set given — one per agent.
+ * The τ-bench table under faults, measured: every agent of the zoo over the τ-bench retail test
+ * tasks and their derived plans, then `faultline passk` over all of them — pass^1 and pass^k
+ * per agent and fault kind. The model agents (`tool-loop`, `model-planner`) get the scripted
+ * oracle model over HTTP (msw emulating the OpenAI API, the real provider code in between),
+ * the same model the library's committed cassettes were recorded with.
  *
- *   npx faultline run 'tau-retail/*' --trials 4 --workers 2 --out .faultline/tau-reference
- *   npx faultline run 'tau-retail/*' --trials 4 --workers 2 --agent no-idempotency --out .faultline/tau-no-idem
- *   npx tsx bench/tau-retail-table.ts .faultline/tau-reference .faultline/tau-no-idem
+ *   npx tsx bench/tau-retail-table.ts                       # every agent, one trial
+ *   BENCH_TAU_TRIALS=4 BENCH_TAU_AGENTS=reference,tool-loop npx tsx bench/tau-retail-table.ts
+ *   BENCH_TAU_GLOB='tau-retail/test-00*' npx tsx bench/tau-retail-table.ts  # ten tasks
  *
- * A run counts as a success when it passed (outcome, policy, integrity, recovery) and ended as
- * its plan expects. A plan's kind is the first word of its id (`lost-ack-a004` → lost-ack;
- * `none` → no faults), as the derived plans of the tau-retail scenarios are named.
+ * Each agent's result set is kept in a temporary folder (printed), so the table can be printed
+ * again with `npx faultline passk DIR…`. Figures printed, nothing asserted.
  */
-import { passHatK } from '../graders/metrics.js';
-import { DERIVED_KINDS } from '../scenarios/library/tau-retail/fault-plans.js';
-import { runPassed } from '../reports/graded.js';
-import { readResults, type RunResult } from '../reports/results.js';
+import { mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../bin/cli.js';
+import type { Io } from '../bin/io.js';
+import { ZOO } from '../scenarios/agents/zoo.js';
+import { tauRetailScenarios } from '../scenarios/library/tau-retail/index.js';
+import { libraryOracle } from '../test/support/library-oracle.js';
+import { OPENAI_BASE_URL, startProviderServer } from '../test/support/provider-server.js';
 
-const KINDS = ['none', ...DERIVED_KINDS] as const;
+const MODEL = 'openai:scripted-oracle';
+const MODEL_AGENTS = new Set(['tool-loop', 'model-planner']);
+const glob = process.env.BENCH_TAU_GLOB ?? 'tau-retail/*';
+const trials = process.env.BENCH_TAU_TRIALS ?? '1';
+const workers = process.env.BENCH_TAU_WORKERS ?? String(Math.min(2, cpus().length));
+const agents = (
+  process.env.BENCH_TAU_AGENTS?.split(',') ??
+  ZOO.map((a) => a.name).filter((n) => n !== 'model-planner-objective')
+).filter((n) => n !== '');
 
-function kindOf(planId: string): string {
-  return KINDS.find((k) => planId === k || planId.startsWith(`${k}-`)) ?? 'other';
-}
+const quiet: Io = {
+  out: () => undefined,
+  err: (line) => {
+    console.error(line);
+  },
+  progress: () => undefined,
+  progressDone: () => undefined,
+  color: false,
+  tty: false,
+};
 
-/** pass^k averaged over the (scenario, plan) pairs of a kind; null when no pair has k trials. */
-function passK(results: readonly RunResult[], k: number): number | null {
-  const pairs = new Map<string, { n: number; c: number }>();
-  for (const r of results) {
-    const key = `${r.scenarioId}\u0000${r.faultPlanId}`;
-    const pair = pairs.get(key) ?? { n: 0, c: 0 };
-    pair.n++;
-    if (runPassed(r)) pair.c++;
-    pairs.set(key, pair);
+process.env.OPENAI_API_KEY = 'sk-scripted-oracle-not-a-key';
+process.env.OPENAI_BASE_URL = OPENAI_BASE_URL;
+const server = startProviderServer(libraryOracle(tauRetailScenarios('test')));
+const root = mkdtempSync(join(tmpdir(), 'faultline-tau-table-'));
+console.log(
+  `τ-bench retail table · ${agents.length} agent(s), ${trials} trial(s), ${workers} worker(s) · node ${process.version} · load ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores · ${root}`,
+);
+const dirs: string[] = [];
+try {
+  for (const agent of agents) {
+    const out = join(root, agent);
+    const model = MODEL_AGENTS.has(agent) ? ['--model', MODEL] : [];
+    // A model agent's calls go to this process's msw server: it runs here, not in workers.
+    const threads = MODEL_AGENTS.has(agent) ? '1' : workers;
+    const started = performance.now();
+    const code = await main(
+      [
+        'run',
+        glob,
+        '--agent',
+        agent,
+        ...model,
+        '--trials',
+        trials,
+        '--workers',
+        threads,
+        '--out',
+        out,
+      ],
+      quiet,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`${agent.padEnd(22)} exit ${code} · ${seconds.toFixed(1)} s`);
+    if (code === 2) throw new Error(`${agent}: the run was refused (see above)`);
+    dirs.push(out);
   }
-  const values = [...pairs.values()]
-    .map(({ n, c }) => passHatK(n, c, k))
-    .filter((v): v is number => v !== null);
-  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+} finally {
+  server.close();
 }
-
-const pct = (v: number | null): string => (v === null ? '—' : `${(100 * v).toFixed(1)}%`);
-
-const dirs = process.argv.slice(2);
-if (dirs.length === 0) {
-  console.error('usage: npx tsx bench/tau-retail-table.ts RESULT_DIR…');
-  process.exit(2);
-}
-const rows: string[][] = [['agent', 'fault kind', 'runs', 'pass^1', 'pass^k', 'k']];
-for (const dir of dirs) {
-  const { results } = readResults(dir);
-  const tau = results.filter((r) => r.scenarioId.startsWith('tau-retail'));
-  const k = Math.max(1, ...tau.map((r) => r.trial + 1));
-  const agent = tau[0]?.agent ?? dir;
-  for (const kind of [...KINDS, 'other']) {
-    const ofKind = tau.filter((r) => kindOf(r.faultPlanId) === kind);
-    if (ofKind.length === 0) continue;
-    rows.push([
-      agent,
-      kind === 'none' ? 'no faults' : kind,
-      String(ofKind.length),
-      pct(passK(ofKind, 1)),
-      pct(passK(ofKind, k)),
-      String(k),
-    ]);
-  }
-}
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const [i, row] of rows.entries()) {
-  console.log(row.map((cell, j) => cell.padEnd(widths[j]!)).join('  '));
-  if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-}
+await main(['passk', ...dirs], {
+  ...quiet,
+  out: (text) => {
+    console.log(text);
+  },
+});

@@ -33,9 +33,7 @@ export function faultKindOf(result: RunResult): string {
 }
 
 function agentOf(result: RunResult): string {
-  return result.model === undefined || result.model === null
-    ? result.agent
-    : `${result.agent} (${result.model.id})`;
+  return result.model === undefined ? result.agent : `${result.agent} (${result.model.id})`;
 }
 
 /**

@@ -29,7 +29,7 @@ Options:
 
 Exit codes: 0 printed, 2 bad arguments or an unreadable result set.`;
 
-export async function passkCommand(argv: string[], io: Io): Promise<number> {
+export function passkCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -43,7 +43,7 @@ export async function passkCommand(argv: string[], io: Io): Promise<number> {
   });
   if (values.help) {
     io.out(PASSK_HELP);
-    return 0;
+    return Promise.resolve(0);
   }
   let k: number | undefined;
   if (values.k !== undefined) {
@@ -70,5 +70,5 @@ export async function passkCommand(argv: string[], io: Io): Promise<number> {
   io.out(
     values.json ? JSON.stringify(table, null, 2) : renderDegradation(table, { color: io.color }),
   );
-  return 0;
+  return Promise.resolve(0);
 }

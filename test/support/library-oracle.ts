@@ -9,10 +9,11 @@ import type { Respond } from './provider-server.js';
 /**
  * One scripted provider for the whole library and both model-driven agents: a model planner's
  * request (its working-context view) is answered by the planner oracle over the scenario the
- * view names; any other request (a chat loop's transcript) by the tool-loop oracle.
+ * view names; any other request (a chat loop's transcript) by the tool-loop oracle, over the
+ * same scenarios.
  */
 export function libraryOracle(scenarios: readonly Scenario[] = BUILT_IN_SCENARIOS): Respond {
-  const toolLoop = oracleRespond();
+  const toolLoop = oracleRespond({ scenarios });
   return (request) => {
     const text = request.messages.findLast((m) => m.role === 'user')?.text ?? '';
     const view = parseViewMessage(text);
