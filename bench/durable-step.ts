@@ -15,9 +15,10 @@
  * (listing tools, creating the run, compiling the graph) is not counted and nothing is
  * subtracted. CPU time of the process is taken at the same two marks.
  *
- * Rounds interleave the contenders (the order rotates each round), so a burst of load from
- * elsewhere falls on all of them; every ratio is taken within a round and printed as the
- * median and interquartile range over rounds. Nothing asserts.
+ * Rounds interleave the contenders (floor, runtime, LangGraph, runtime, floor; the next round
+ * swaps floor and runtime), so load from elsewhere falls on all of them alike; every ratio is
+ * taken within a round and printed as the median and interquartile range over rounds.
+ * Nothing asserts.
  *
  * `npx tsx bench/durable-step.ts`; env: BENCH_DURABLE_ROUNDS (default 21), BENCH_DURABLE_STEPS (default 120).
  */
@@ -272,7 +273,12 @@ export interface DurableStepFigures {
 }
 
 type Contender = 'floor' | 'runtime' | 'langgraph';
-const ORDER: readonly Contender[] = ['floor', 'runtime', 'langgraph'];
+/**
+ * One round, a palindrome: floor and runtime twice, mirrored around LangGraph's longer run, so
+ * load that rises or falls steadily through a round weighs on each side alike. Odd rounds swap
+ * floor and runtime.
+ */
+const ROUND: readonly Contender[] = ['floor', 'runtime', 'langgraph', 'runtime', 'floor'];
 
 export async function benchDurableStep(): Promise<DurableStepFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
@@ -290,19 +296,33 @@ export async function benchDurableStep(): Promise<DurableStepFigures> {
     await floorRun(path('floor'), STEPS, bytes);
     await langGraphRun(path('langgraph'), STEPS);
 
+    // Each contender's sample of a round: the mean of its runs in that round.
     const samples: Record<Contender, Sample[]> = { floor: [], runtime: [], langgraph: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (let k = 0; k < ORDER.length; k++) {
-        const who = ORDER[(round + k) % ORDER.length]!;
+      const runs: Record<Contender, Sample[]> = { floor: [], runtime: [], langgraph: [] };
+      for (const planned of ROUND) {
+        const who =
+          round % 2 === 0 || planned === 'langgraph'
+            ? planned
+            : planned === 'floor'
+              ? 'runtime'
+              : 'floor';
         const db = path(who);
-        const sample =
+        runs[who].push(
           who === 'floor'
             ? await floorRun(db, STEPS, bytes)
             : who === 'runtime'
               ? await runtimeRun(db, STEPS)
-              : await langGraphRun(db, STEPS);
+              : await langGraphRun(db, STEPS),
+        );
         discard(db);
-        samples[who].push(sample);
+      }
+      for (const who of ['floor', 'runtime', 'langgraph'] as const) {
+        const own = runs[who];
+        samples[who].push({
+          wallUs: own.reduce((sum, s) => sum + s.wallUs, 0) / own.length,
+          cpuUs: own.reduce((sum, s) => sum + s.cpuUs, 0) / own.length,
+        });
       }
     }
     const wall = (who: Contender) => spread(samples[who].map((s) => s.wallUs));
