@@ -1,12 +1,29 @@
 /**
  * The reference runtime's cost per durable write step — propose → policy → persist intent →
- * write over MCP → persist result and checkpoint — beside the protocol's own floor measured in
- * the same process: two bare better-sqlite3 transactions writing the same bytes (the intent;
- * the result with its checkpoint) plus one bare in-memory MCP call to the same tool.
+ * write over MCP → persist result and checkpoint — beside two peers run in the same process:
  *
- * Per-step cost is the slope between a long and a short run, so start-up (listing tools,
- * creating the run) is not counted. Figures are medians of several rounds; nothing asserts.
+ * - the floor: what the protocol cannot do without. Two bare better-sqlite3 transactions writing
+ *   the same bytes as the runtime's two commits (the intent; the result with its checkpoint)
+ *   and one bare in-memory MCP call to the same tool, with the same credential and key;
+ * - LangGraph.js with SqliteSaver: a one-node graph whose node makes the same MCP call and
+ *   loops, checkpointed to a file after every superstep (`durability: 'sync'`).
+ *
+ * All three write to a file in the same folder with the same SQLite settings (WAL,
+ * `synchronous=NORMAL`: a commit survives a killed process, not a power loss), and all three
+ * are timed at the same point: the world's handler marks each append, and a run's per-step
+ * cost is the time from its `SKIP`-th append to its last, over the steps between, so start-up
+ * (listing tools, creating the run, compiling the graph) is not counted and nothing is
+ * subtracted. CPU time of the process is taken at the same two marks.
+ *
+ * Rounds interleave the contenders (floor, runtime, LangGraph, runtime, floor; the next round
+ * swaps floor and runtime), so load from elsewhere falls on all of them alike; every ratio is
+ * taken within a round and printed as the median and interquartile range over rounds.
+ * Nothing asserts.
+ *
+ * `npx tsx bench/durable-step.ts`; env: BENCH_DURABLE_ROUNDS (default 21), BENCH_DURABLE_STEPS (default 120).
  */
+import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +34,56 @@ import { ReferenceRuntime } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import { connectWorld } from '../scenarios/world/serve.js';
 import { JournalWorld } from './bench-world.js';
-import { fmt, median } from './stats.js';
+import { fmtSpread, spread, verdict, type Spread } from './stats.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
-const LONG = 120;
-const SHORT = 20;
+const ROUNDS = Number(process.env.BENCH_DURABLE_ROUNDS ?? 21);
+const STEPS = Number(process.env.BENCH_DURABLE_STEPS ?? 120);
+/** Steps at the start of each run not counted: the first calls of a fresh world and store. */
+const SKIP = 20;
 const PAYLOAD = 'x'.repeat(64);
+/** Targets of issue 18. */
+export const TARGET_FLOOR_RATIO = 1.3;
+export const TARGET_LANGGRAPH_RATIO = 0.2;
+
+/** The SQLite settings every contender runs with; the runtime's store sets the same. */
+function tuned(db: Database.Database): Database.Database {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+/** Per-step cost of one run, between its `SKIP`-th and last step. */
+interface Sample {
+  wallUs: number;
+  cpuUs: number;
+}
+
+/** Marks the world's appends: wall and CPU time at the `SKIP`-th and the last. */
+class Stopwatch {
+  private readonly marks: number[] = [];
+  private cpuFrom?: NodeJS.CpuUsage;
+  private cpuUs = 0;
+
+  constructor(private readonly steps: number) {}
+
+  readonly mark = (): void => {
+    this.marks.push(performance.now());
+    if (this.marks.length === SKIP) this.cpuFrom = process.cpuUsage();
+    if (this.marks.length === this.steps && this.cpuFrom) {
+      const cpu = process.cpuUsage(this.cpuFrom);
+      this.cpuUs = (cpu.user + cpu.system) / (this.steps - SKIP);
+    }
+  };
+
+  sample(): Sample {
+    if (this.marks.length !== this.steps)
+      throw new Error(`run made ${this.marks.length} of ${this.steps} steps`);
+    return {
+      wallUs: ((this.marks.at(-1)! - this.marks[SKIP - 1]!) * 1_000) / (this.steps - SKIP),
+      cpuUs: this.cpuUs,
+    };
+  }
+}
 
 function blueprint(steps: number) {
   return {
@@ -47,15 +108,29 @@ const contract = {
   budgets: { toolCalls: 10_000, retries: 10, externalWrites: 10_000, virtualTimeMs: 3_600_000 },
 };
 
-interface RuntimeRun {
-  ms: number;
-  bytesPerStep: { intent: number; result: number };
+/**
+ * The request `_meta` of step `i` as the runtime sends it — credential, run id, operation id,
+ * and an idempotency key of the same length — so the world does the same work for every
+ * contender.
+ */
+function requestMeta(token: string, i: number): Record<string, string> {
+  return {
+    [META.credential]: token,
+    [META.runId]: 'bench',
+    [META.operationId]: `w-${i}`,
+    [META.idempotencyKey]: `idem_${i.toString(16).padStart(24, '0')}`,
+  };
 }
 
-async function runtimeRun(dir: string, steps: number, round: number): Promise<RuntimeRun> {
-  const world = new JournalWorld({ seed: 1, clock: systemClock });
+interface Bytes {
+  intent: number;
+  result: number;
+}
+
+async function runtimeRun(path: string, steps: number): Promise<Sample & { bytes: Bytes }> {
+  const watch = new Stopwatch(steps);
+  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
   const connection = await connectWorld(world);
-  const path = join(dir, `runtime-${steps}-${round}.db`);
   const store = RunStore.open(path);
   const credential = world.credentials.issue(
     'bench',
@@ -68,20 +143,17 @@ async function runtimeRun(dir: string, steps: number, round: number): Promise<Ru
     clock: systemClock,
     credential,
   });
-  const started = performance.now();
   const outcome = await runtime.start({ runId: 'bench', contract, blueprint: blueprint(steps) });
-  const ms = performance.now() - started;
   if (outcome.state !== 'completed' || world.ledger.entries().length !== steps) {
     throw new Error(`benchmark run did not complete: ${JSON.stringify(outcome)}`);
   }
-  const bytesPerStep = measureBytes(path, steps);
   store.close();
   await connection.close();
-  return { ms, bytesPerStep };
+  return { ...watch.sample(), bytes: measureBytes(path, steps) };
 }
 
 /** Bytes the runtime wrote per step, in the intent commit and in the result commit. */
-function measureBytes(path: string, steps: number): { intent: number; result: number } {
+function measureBytes(path: string, steps: number): Bytes {
   const db = new Database(path, { readonly: true });
   const cols = (db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map(
     (c) => `COALESCE(LENGTH(${c.name}), 0)`,
@@ -97,13 +169,9 @@ function measureBytes(path: string, steps: number): { intent: number; result: nu
   return { intent: Math.round(intent / steps), result: Math.round(result / steps) };
 }
 
-async function floorRun(
-  dir: string,
-  steps: number,
-  round: number,
-  bytes: { intent: number; result: number },
-): Promise<number> {
-  const world = new JournalWorld({ seed: 1, clock: systemClock });
+async function floorRun(path: string, steps: number, bytes: Bytes): Promise<Sample> {
+  const watch = new Stopwatch(steps);
+  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
   const connection = await connectWorld(world);
   await connection.client.listTools();
   const credential = world.credentials.issue(
@@ -111,9 +179,7 @@ async function floorRun(
     { tools: ['append_entry'], resources: {} },
     3_600_000,
   );
-  const db = new Database(join(dir, `floor-${steps}-${round}.db`));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  const db = tuned(new Database(path));
   db.exec(
     'CREATE TABLE intents (k INTEGER PRIMARY KEY, v BLOB NOT NULL); CREATE TABLE results (k INTEGER PRIMARY KEY, v BLOB NOT NULL, checkpoint BLOB NOT NULL)',
   );
@@ -124,68 +190,190 @@ async function floorRun(
   const intentBytes = 'i'.repeat(bytes.intent);
   const resultBytes = 'r'.repeat(Math.max(0, bytes.result - 32));
   const checkpointBytes = 'c'.repeat(Math.min(32, bytes.result));
-  const started = performance.now();
   for (let i = 1; i <= steps; i++) {
     intentTx(i, intentBytes);
     const reply = await connection.client.callTool({
       name: 'append_entry',
       arguments: { id: `e${i}`, payload: PAYLOAD },
-      _meta: { [META.credential]: credential.token, [META.idempotencyKey]: `k${i}` },
+      _meta: requestMeta(credential.token, i),
     });
     if (reply.isError) throw new Error('floor call failed');
     resultTx(i, resultBytes, checkpointBytes);
   }
-  const ms = performance.now() - started;
   db.close();
   await connection.close();
-  return ms;
+  return watch.sample();
 }
 
-export async function benchDurableStep(): Promise<{
-  runtimeUs: number;
-  floorUs: number;
-  ratio: number;
-}> {
-  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
-  try {
-    // Warm up the JIT and the SDK's schema caches.
-    const warm = await runtimeRun(dir, SHORT, -1);
-    await floorRun(dir, SHORT, -1, warm.bytesPerStep);
+const StepState = Annotation.Root({
+  step: Annotation<number>(),
+  last: Annotation<unknown>(),
+});
 
-    const runtimeSlopes: number[] = [];
-    const floorSlopes: number[] = [];
-    const ratios: number[] = [];
-    let bytes = warm.bytesPerStep;
+/**
+ * LangGraph.js's durable step: one node that makes the same MCP call and loops until the run
+ * has made `steps` of them; SqliteSaver saves its writes and a checkpoint after each superstep,
+ * before the next one starts (`durability: 'sync'`, as faultline's LangGraph adapter runs it).
+ */
+async function langGraphRun(path: string, steps: number): Promise<Sample> {
+  const watch = new Stopwatch(steps);
+  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
+  const connection = await connectWorld(world);
+  await connection.client.listTools();
+  const credential = world.credentials.issue(
+    'langgraph',
+    { tools: ['append_entry'], resources: {} },
+    3_600_000,
+  );
+  const saver = new SqliteSaver(tuned(new Database(path)));
+  const graph = new StateGraph(StepState)
+    .addNode('write', async (state) => {
+      const i = state.step + 1;
+      const reply = await connection.client.callTool({
+        name: 'append_entry',
+        arguments: { id: `e${i}`, payload: PAYLOAD },
+        _meta: requestMeta(credential.token, i),
+      });
+      if (reply.isError) throw new Error('langgraph call failed');
+      return { step: i, last: reply.structuredContent ?? null };
+    })
+    .addEdge(START, 'write')
+    .addConditionalEdges('write', (state) => (state.step < steps ? 'write' : END), ['write', END])
+    .compile({ checkpointer: saver });
+  const final = await graph.invoke(
+    { step: 0, last: null },
+    { configurable: { thread_id: 'bench' }, recursionLimit: steps + 10, durability: 'sync' },
+  );
+  if (final.step !== steps || world.ledger.entries().length !== steps) {
+    throw new Error(`LangGraph run did not complete: step ${final.step}`);
+  }
+  saver.db.close();
+  await connection.close();
+  return watch.sample();
+}
+
+/** What {@link benchDurableStep} measured: per-step costs and their ratios, over rounds. */
+export interface DurableStepFigures {
+  rounds: number;
+  steps: number;
+  bytes: Bytes;
+  /** Per-step wall time (µs) of each contender. */
+  floorUs: Spread;
+  runtimeUs: Spread;
+  langGraphUs: Spread;
+  /** Per-step CPU time (µs, this process, all threads) of each contender. */
+  floorCpuUs: Spread;
+  runtimeCpuUs: Spread;
+  langGraphCpuUs: Spread;
+  /** Runtime ÷ floor and runtime ÷ LangGraph, each within a round, by wall and CPU time. */
+  floorRatio: Spread;
+  langGraphRatio: Spread;
+  floorCpuRatio: Spread;
+  langGraphCpuRatio: Spread;
+}
+
+type Contender = 'floor' | 'runtime' | 'langgraph';
+/**
+ * One round, a palindrome: floor and runtime twice, mirrored around LangGraph's longer run, so
+ * load that rises or falls steadily through a round weighs on each side alike. Odd rounds swap
+ * floor and runtime.
+ */
+const ROUND: readonly Contender[] = ['floor', 'runtime', 'langgraph', 'runtime', 'floor'];
+
+export async function benchDurableStep(): Promise<DurableStepFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
+  let file = 0;
+  const path = (name: string) => join(dir, `${name}-${file++}.db`);
+  // One run's files at a time: a round leaves nothing behind for the next to page through.
+  const discard = (db: string) => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
+  };
+  try {
+    // Warm up the JIT and the SDK's schema caches; the runtime's run also gives the bytes
+    // the floor writes.
+    const warm = await runtimeRun(path('runtime'), STEPS);
+    const bytes = warm.bytes;
+    await floorRun(path('floor'), STEPS, bytes);
+    await langGraphRun(path('langgraph'), STEPS);
+
+    // Each contender's sample of a round: the mean of its runs in that round.
+    const samples: Record<Contender, Sample[]> = { floor: [], runtime: [], langgraph: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      const long = await runtimeRun(dir, LONG, round);
-      const short = await runtimeRun(dir, SHORT, round);
-      bytes = long.bytesPerStep;
-      runtimeSlopes.push(((long.ms - short.ms) / (LONG - SHORT)) * 1_000);
-      const floorLong = await floorRun(dir, LONG, round, bytes);
-      const floorShort = await floorRun(dir, SHORT, round, bytes);
-      floorSlopes.push(((floorLong - floorShort) / (LONG - SHORT)) * 1_000);
-      ratios.push(runtimeSlopes.at(-1)! / floorSlopes.at(-1)!);
+      const runs: Record<Contender, Sample[]> = { floor: [], runtime: [], langgraph: [] };
+      for (const planned of ROUND) {
+        const who =
+          round % 2 === 0 || planned === 'langgraph'
+            ? planned
+            : planned === 'floor'
+              ? 'runtime'
+              : 'floor';
+        const db = path(who);
+        runs[who].push(
+          who === 'floor'
+            ? await floorRun(db, STEPS, bytes)
+            : who === 'runtime'
+              ? await runtimeRun(db, STEPS)
+              : await langGraphRun(db, STEPS),
+        );
+        discard(db);
+      }
+      for (const who of ['floor', 'runtime', 'langgraph'] as const) {
+        const own = runs[who];
+        samples[who].push({
+          wallUs: own.reduce((sum, s) => sum + s.wallUs, 0) / own.length,
+          cpuUs: own.reduce((sum, s) => sum + s.cpuUs, 0) / own.length,
+        });
+      }
     }
-    const runtimeUs = median(runtimeSlopes);
-    const floorUs = median(floorSlopes);
-    // The ratio of each round's pair, so that a noisy round moves both sides together.
-    const ratio = median(ratios);
-    console.log(
-      'durable write step (median of %d rounds, slope between %d- and %d-step runs)',
-      ROUNDS,
-      LONG,
-      SHORT,
-    );
-    console.log(
-      `  bytes written per step:     intent ${bytes.intent} B, result+checkpoint ${bytes.result} B`,
-    );
-    console.log(`  floor (2 bare txns + 1 MCP call): ${fmt(floorUs)}`);
-    console.log(`  reference runtime:                ${fmt(runtimeUs)}`);
-    console.log(
-      `  ratio (median of per-round ratios): ${ratio.toFixed(2)}× (target ≤ 1.50×; rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
-    );
-    return { runtimeUs, floorUs, ratio };
+    const wall = (who: Contender) => spread(samples[who].map((s) => s.wallUs));
+    const cpu = (who: Contender) => spread(samples[who].map((s) => s.cpuUs));
+    const ratio = (a: Contender, b: Contender, by: keyof Sample) =>
+      spread(samples[a].map((s, i) => s[by] / samples[b][i]![by]));
+    const figures: DurableStepFigures = {
+      rounds: ROUNDS,
+      steps: STEPS,
+      bytes,
+      floorUs: wall('floor'),
+      runtimeUs: wall('runtime'),
+      langGraphUs: wall('langgraph'),
+      floorCpuUs: cpu('floor'),
+      runtimeCpuUs: cpu('runtime'),
+      langGraphCpuUs: cpu('langgraph'),
+      floorRatio: ratio('runtime', 'floor', 'wallUs'),
+      langGraphRatio: ratio('runtime', 'langgraph', 'wallUs'),
+      floorCpuRatio: ratio('runtime', 'floor', 'cpuUs'),
+      langGraphCpuRatio: ratio('runtime', 'langgraph', 'cpuUs'),
+    };
+    printDurableStep(figures);
+    return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+function printDurableStep(f: DurableStepFigures): void {
+  const us = (s: Spread) => fmtSpread(s, 0, ' µs');
+  const x = (s: Spread) => fmtSpread(s, 2, '×');
+  console.log(
+    `durable write step: ${f.rounds} interleaved rounds, per-step cost over steps ${SKIP}–${f.steps} of each run; median (IQR) over rounds`,
+  );
+  console.log(
+    `  bytes per step: intent ${f.bytes.intent} B, result+checkpoint ${f.bytes.result} B; every store WAL, synchronous=NORMAL`,
+  );
+  console.log('                                   wall                      CPU');
+  console.log(`  floor (2 bare txns + 1 MCP call) ${us(f.floorUs).padEnd(25)} ${us(f.floorCpuUs)}`);
+  console.log(
+    `  reference runtime                ${us(f.runtimeUs).padEnd(25)} ${us(f.runtimeCpuUs)}`,
+  );
+  console.log(
+    `  LangGraph.js + SqliteSaver       ${us(f.langGraphUs).padEnd(25)} ${us(f.langGraphCpuUs)}`,
+  );
+  console.log(
+    `  runtime / floor                  ${x(f.floorRatio).padEnd(25)} ${x(f.floorCpuRatio)}   target ≤ ${TARGET_FLOOR_RATIO}×: ${verdict(f.floorRatio, TARGET_FLOOR_RATIO)}`,
+  );
+  console.log(
+    `  runtime / LangGraph              ${x(f.langGraphRatio).padEnd(25)} ${x(f.langGraphCpuRatio)}   target ≤ ${TARGET_LANGGRAPH_RATIO}×: ${verdict(f.langGraphRatio, TARGET_LANGGRAPH_RATIO)}`,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) await benchDurableStep();

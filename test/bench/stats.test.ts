@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { fmtSpread, median, quantile, spread, verdict } from '../../bench/stats.js';
+
+describe('bench statistics', () => {
+  it('takes quantiles by linear interpolation between ranks (numpy default, R type 7)', () => {
+    const values = [7, 1, 3, 5, 9];
+    expect(quantile(values, 0)).toBe(1);
+    expect(quantile(values, 0.25)).toBe(3);
+    expect(quantile(values, 0.5)).toBe(5);
+    expect(quantile(values, 1)).toBe(9);
+    expect(quantile([1, 2, 3, 4], 0.25)).toBeCloseTo(1.75);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(quantile([], 0.5)).toBeNaN();
+  });
+
+  it('gives the median with its interquartile range, and prints them side by side', () => {
+    const s = spread([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(s).toEqual({ median: 5, q1: 3, q3: 7, n: 9 });
+    expect(fmtSpread(s, 1, '×')).toBe('5.0× (IQR 3.0×–7.0×)');
+  });
+
+  it('decides against a bound only when the whole interquartile range is on one side', () => {
+    expect(verdict({ median: 1.1, q1: 1.0, q3: 1.3, n: 9 }, 1.3)).toBe('meets');
+    expect(verdict({ median: 1.5, q1: 1.31, q3: 1.8, n: 9 }, 1.3)).toBe('misses');
+    expect(verdict({ median: 1.2, q1: 1.1, q3: 1.4, n: 9 }, 1.3)).toBe('undecided');
+  });
+});
