@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, figures printed, nothing asserted. */
 import { benchDurableStep } from './durable-step.js';
+import { benchLongRun } from './long-run.js';
 import { benchTokenEconomics } from './token-economics.js';
 import { benchVirtualTime } from './virtual-time.js';
 
@@ -9,3 +10,5 @@ console.log('');
 await benchDurableStep();
 console.log('');
 await benchTokenEconomics();
+console.log('');
+await benchLongRun();
