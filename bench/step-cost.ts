@@ -1,8 +1,8 @@
 /**
  * The cost of one step inside a long run, from a stopwatch stamped at each planner call: the
- * process's CPU time per step over a window of steps (a mean, so the garbage collector's share
- * of a growing heap counts) and the median wall-clock gap between calls. Pure functions over
- * the marks, apart from the stopwatch itself.
+ * process's CPU time per step over a window of steps (its median, and its mean, which counts
+ * the garbage collector's share of a growing heap) and the median wall-clock gap between
+ * calls. Pure functions over the marks, apart from the stopwatch itself.
  *
  * The stopwatch reads the real clock (`wallNow`), never `performance.now()`: inside a run that
  * follows the run's virtual clock, which stands still while the run computes.
@@ -63,15 +63,27 @@ export function timedAgent(marks: Marks): AgentUnderTest {
   };
 }
 
-/** The cost (µs) of one step at a position: CPU mean and median wall gap over its window. */
+/**
+ * The cost (µs) of one step at a position, over the steps of its window: the median CPU time
+ * of a step (robust: a garbage collection or a descheduling lands on a few steps, not on the
+ * middle one), the mean CPU time (everything, collections included) and the median wall gap.
+ */
 export interface StepCost {
   cpuUs: number;
+  cpuMeanUs: number;
   wallUs: number;
+}
+
+/** The gaps (µs) between consecutive readings from..to of one clock. */
+function gaps(readings: readonly number[], from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from + 1; i <= to; i++) out.push((readings[i]! - readings[i - 1]!) * 1_000);
+  return out;
 }
 
 /**
  * The cost of the step at each position the run reached: the `window` steps centred on it,
- * moved inward where the run starts or ends (step 10,000 of a 10,000-step run is the mean of
+ * moved inward where the run starts or ends (step 10,000 of a 10,000-step run is read from
  * its last `window` steps). Positions past the run's end are left out.
  */
 export function perStepAt(
@@ -85,11 +97,10 @@ export function perStepAt(
     if (position > last + 1 || last < window) continue;
     const from = Math.min(Math.max(0, position - window / 2), last - window);
     const to = from + window;
-    const gaps: number[] = [];
-    for (let i = from + 1; i <= to; i++) gaps.push((marks.wall[i]! - marks.wall[i - 1]!) * 1_000);
     at.set(position, {
-      cpuUs: ((marks.cpu[to]! - marks.cpu[from]!) / window) * 1_000,
-      wallUs: median(gaps),
+      cpuUs: median(gaps(marks.cpu, from, to)),
+      cpuMeanUs: ((marks.cpu[to]! - marks.cpu[from]!) / window) * 1_000,
+      wallUs: median(gaps(marks.wall, from, to)),
     });
   }
   return at;
@@ -108,16 +119,16 @@ export function profile(marks: Marks, parts: number): number[] {
 
 /**
  * Growth of the per-step CPU cost along a run, in µs per step per 1,000 steps: a least-squares
- * line through the mean cost of each block of `window` steps, leaving out the first block (the
- * JIT warming up). A flat run's slope is near 0; a run whose every step scans all the steps
- * before it has a slope of its cost per item scanned × 1,000.
+ * line through the median cost of a step in each block of `window` steps, leaving out the
+ * first block (the JIT warming up). A flat run's slope is near 0; a run whose every step scans
+ * all the steps before it has a slope of its cost per item scanned × 1,000.
  */
 export function slope(marks: Marks, window: number): number {
   const xs: number[] = [];
   const ys: number[] = [];
   for (let from = window; from + window < marks.cpu.length; from += window) {
     xs.push(from + window / 2);
-    ys.push(((marks.cpu[from + window]! - marks.cpu[from]!) / window) * 1_000);
+    ys.push(median(gaps(marks.cpu, from, from + window)));
   }
   if (xs.length < 2) return 0;
   const mx = xs.reduce((a, b) => a + b, 0) / xs.length;

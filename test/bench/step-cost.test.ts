@@ -21,7 +21,7 @@ const close = (actual: number, expected: number): void => {
 };
 
 describe('step cost', () => {
-  it('reads the mean cost of the window around a position, moved inside the run at its ends', () => {
+  it('reads the cost of the window around a position, moved inside the run at its ends', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 200, max: 3_000 }),
@@ -34,9 +34,16 @@ describe('step cost', () => {
           expect([...at.keys()]).toEqual([1, 100, steps]);
           // Steps from+1..from+window: their mean cost is that of their middle step.
           const mean = (from: number) => base + growth * (from + (window + 1) / 2);
-          close(at.get(1)!.cpuUs, mean(0));
-          close(at.get(100)!.cpuUs, mean(50));
-          close(at.get(steps)!.cpuUs, mean(steps - window));
+          for (const [position, from] of [
+            [1, 0],
+            [100, 50],
+            [steps, steps - window],
+          ] as const) {
+            // A line's median and mean over the window agree.
+            close(at.get(position)!.cpuUs, mean(from));
+            close(at.get(position)!.cpuMeanUs, mean(from));
+            close(at.get(position)!.wallUs, mean(from));
+          }
         },
       ),
     );
@@ -62,6 +69,15 @@ describe('step cost', () => {
     expect(at.get(10_000)!.cpuUs / at.get(100)!.cpuUs).toBeGreaterThan(1.2);
     const flat = perStepAt(syntheticRun(10_000, 300, 0), [100, 10_000], 100);
     close(flat.get(10_000)!.cpuUs / flat.get(100)!.cpuUs, 1);
+  });
+
+  it('reads the median step of a window, so one long pause moves the mean but not the median', () => {
+    const marks = syntheticRun(1_000, 300, 0);
+    // A 50 ms collection during step 500: every later reading is 50 ms on.
+    for (let i = 500; i < marks.cpu.length; i++) marks.cpu[i] = marks.cpu[i]! + 50;
+    const at = perStepAt(marks, [500], 100).get(500)!;
+    close(at.cpuUs, 300);
+    close(at.cpuMeanUs, 300 + 50_000 / 100);
   });
 
   it('cuts a run into equal parts and gives the mean cost of each', () => {
