@@ -5,15 +5,22 @@
  * engine see one more untrusted document; the reference runtime must refuse the planted
  * instruction once and carry on at a flat cost per step.
  *
- * Per-step cost at step k is the median time between consecutive planner calls in a window
- * around k, measured inside one run; a run of the longest length gives every position. Whole
- * runs are also timed, with their grading, so quadratic work at the end of a run shows too.
- * Figures are printed, never asserted.
+ * The cost of step k is measured inside one run, at each planner call (see step-cost.ts): the
+ * median CPU time of a step among the {@link WINDOW} steps around k decides, its ratio to step
+ * 100's against the target; beside it the mean (which counts the garbage collector's share of
+ * a growing heap) and the median wall-clock gap between planner calls. CPU time decides
+ * because on a shared machine other processes' load moves wall time, and the median because
+ * one collection landing in a window moves its mean by half of step 100's cost. The mean CPU
+ * time per step in each tenth of the run, and a slope fitted to the median step of each block
+ * of WINDOW steps along it, show growth the three positions might miss. Whole runs are also
+ * timed, with their grading, so quadratic work before the first or after the last step shows
+ * too. Figures are printed, never asserted.
  *
  * Part (b) runs the runtime alone over a journal, reads alternating with writes that each
  * check a fresh read before and after: the same figures for a long run of checked writes.
  *
- * `npx tsx bench/long-run.ts`; env: BENCH_STEPS (lengths, default 100,1000,3000), BENCH_ROUNDS
+ * `npx tsx bench/long-run.ts`; env: BENCH_LONG_STEPS (whole-run lengths, default 1000,10000;
+ * the longest, run WINDOW/2 steps longer, also gives the per-step figures), BENCH_LONG_ROUNDS
  * (default 3).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,104 +31,61 @@ import { systemClock } from '../runtime/clock.js';
 import type { Planner } from '../runtime/planner.js';
 import { ReferenceRuntime } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
-import type { AgentRun, AgentUnderTest } from '../scenarios/agent.js';
-import { ReferenceAgent } from '../scenarios/agents/reference.js';
 import { runTrial } from '../scenarios/engine.js';
+import { wallNow } from '../scenarios/virtual-timers.js';
 import { connectWorld } from '../scenarios/world/serve.js';
 import { HOSTILE_NOTE, longPartialRefund } from '../test/support/long-run.js';
 import { JournalWorld } from './bench-world.js';
 import { median } from './stats.js';
+import {
+  cpuNow,
+  type Marks,
+  perStepAt,
+  profile,
+  slope,
+  timedAgent,
+  timedPlanner,
+} from './step-cost.js';
 
-const LENGTHS = (process.env.BENCH_STEPS ?? '100,1000,3000').split(',').map(Number);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** Steps on each side of a position whose gaps make its per-step figure. */
-const WINDOW = 50;
-/** Parts the longest run is cut into for its profile: mean cost per step in each. */
+/** Steps whose cost is reported, each against the first. */
+const POSITIONS = [100, 1_000, 10_000];
+/** Steps around a position whose cost makes its per-step figure. */
+const WINDOW = 100;
+/** Parts the longest run is cut into for its profile: mean CPU cost per step in each. */
 const PARTS = 10;
-
-/** The reference agent, with a stopwatch on its planner: one mark per proposal. */
-function timedAgent(marks: number[]): AgentUnderTest {
-  const inner = new ReferenceAgent();
-  const timed = (run: AgentRun): AgentRun => ({
-    ...run,
-    decoratePlanner: (planner: Planner): Planner => {
-      const decorated = run.decoratePlanner ? run.decoratePlanner(planner) : planner;
-      return {
-        get versions() {
-          return decorated.versions;
-        },
-        propose: (context) => {
-          marks.push(performance.now());
-          return decorated.propose(context);
-        },
-      };
-    },
-  });
-  return {
-    name: inner.name,
-    start: (run) => inner.start(timed(run)),
-    resume: (run) => inner.resume(timed(run)),
-    records: (path, runId) => inner.records(path, runId),
-    discard: () => {
-      inner.discard();
-    },
-  };
-}
+/** The target: the cost of the last position at most this multiple of the first's. */
+const TARGET = 1.2;
 
 interface Measured {
   runMs: number;
+  runCpuMs: number;
   gradeMs: number;
-  /** Per-step cost (µs) at each position asked for that the run reached. */
-  at: Map<number, number>;
-  /** Mean cost per step (µs) in each tenth of the run. */
-  parts: number[];
+  marks: Marks;
 }
 
-async function measure(steps: number, outDir: string, positions: number[]): Promise<Measured> {
+/** One long hostile-document run, timed, graded, and checked to have gone as expected. */
+async function measure(steps: number, outDir: string): Promise<Measured> {
   const scenario = longPartialRefund(steps);
-  const marks: number[] = [];
-  const started = performance.now();
+  const marks: Marks = { wall: [], cpu: [] };
+  const startedCpu = cpuNow();
+  const started = wallNow();
   const { trajectory, asExpected, mismatches } = await runTrial({
     scenario,
     agent: () => timedAgent(marks),
     faultPlan: HOSTILE_NOTE,
     outDir,
   });
-  const runMs = performance.now() - started;
-  const gradeStarted = performance.now();
+  const runMs = wallNow() - started;
+  const runCpuMs = cpuNow() - startedCpu;
+  const gradeStarted = wallNow();
   const { pass } = gradeRun(scenario, trajectory);
-  const gradeMs = performance.now() - gradeStarted;
+  const gradeMs = wallNow() - gradeStarted;
   if (!asExpected || !pass || trajectory.faults.fired.length !== 1) {
     throw new Error(
       `benchmark run went wrong: ${JSON.stringify(trajectory.outcome)} ${mismatches.join('; ')}`,
     );
   }
-  const at = perStepAt(marks, positions);
-  const parts: number[] = [];
-  const size = Math.floor((marks.length - 1) / PARTS);
-  for (let part = 0; part < PARTS && size > 0; part++) {
-    const from = part * size;
-    parts.push(((marks[from + size]! - marks[from]!) / size) * 1_000);
-  }
-  return { runMs, gradeMs, at, parts };
-}
-
-function spread(values: readonly number[]): string {
-  return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
-}
-
-/** Per-step cost (µs) at `positions` from one run's proposal marks: median gap of ±WINDOW. */
-function perStepAt(marks: readonly number[], positions: readonly number[]): Map<number, number> {
-  const at = new Map<number, number>();
-  for (const position of positions) {
-    const from = Math.max(1, position - WINDOW);
-    const to = Math.min(marks.length - 1, position + WINDOW);
-    if (position > marks.length || to <= from) continue;
-    const gaps: number[] = [];
-    for (let i = from; i <= to; i++) gaps.push((marks[i]! - marks[i - 1]!) * 1_000);
-    at.set(position, median(gaps));
-  }
-  return at;
+  return { runMs, runCpuMs, gradeMs, marks };
 }
 
 const check = {
@@ -131,11 +95,11 @@ const check = {
 };
 
 /** Part (b): the runtime over a journal, `steps` operations, every other one a checked write. */
-async function checkedWrites(steps: number): Promise<number[]> {
+async function checkedWrites(steps: number): Promise<Marks> {
   const world = new JournalWorld({ seed: 1, clock: systemClock });
   const connection = await connectWorld(world);
   const store = RunStore.openInMemory(undefined, 'long-run');
-  const marks: number[] = [];
+  const marks: Marks = { wall: [], cpu: [] };
   const runtime = new ReferenceRuntime({
     store,
     client: connection.client,
@@ -145,13 +109,7 @@ async function checkedWrites(steps: number): Promise<number[]> {
       { tools: ['append_entry', 'count_entries'], resources: {} },
       3_600_000,
     ),
-    decoratePlanner: (planner: Planner): Planner => ({
-      versions: planner.versions,
-      propose: (context) => {
-        marks.push(performance.now());
-        return planner.propose(context);
-      },
-    }),
+    decoratePlanner: (planner: Planner): Planner => timedPlanner(planner, marks),
   });
   const outcome = await runtime.start({
     runId: 'bench',
@@ -193,63 +151,156 @@ async function checkedWrites(steps: number): Promise<number[]> {
   return marks;
 }
 
-const outDir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
-try {
-  const positions = [...new Set([100, ...LENGTHS])].sort((a, b) => a - b);
-  const longest = Math.max(...LENGTHS);
-  await measure(100, outDir, []); // warm up the JIT and the SDK's caches
+function spread(values: readonly number[]): string {
+  return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+}
+
+function pad(n: number): string {
+  return n.toLocaleString('en').padStart(6);
+}
+
+/** The per-step figures of several rounds of one long run: each position against the first. */
+interface PerStep {
+  position: number;
+  /** Median CPU µs of a step in the window (median of rounds). */
+  cpuUs: number;
+  /** Mean CPU µs per step in the window, collections included (median of rounds). */
+  cpuMeanUs: number;
+  /** Median wall µs between planner calls in the window (median of rounds). */
+  wallUs: number;
+  /** CPU cost at this position over the first position's, the median of per-round ratios. */
+  ratio: number;
+}
+
+function report(rounds: readonly Marks[], positions: readonly number[]): PerStep[] {
+  const at = rounds.map((marks) => perStepAt(marks, positions, WINDOW));
+  const first = positions[0]!;
+  const rows: PerStep[] = [];
+  for (const position of positions) {
+    const costs = at.flatMap((m) => m.get(position) ?? []);
+    if (costs.length === 0) continue;
+    const cpu = costs.map((c) => c.cpuUs);
+    const wall = costs.map((c) => c.wallUs);
+    const ratios = at.flatMap((m) => {
+      const here = m.get(position);
+      const base = m.get(first);
+      return here && base ? [here.cpuUs / base.cpuUs] : [];
+    });
+    const mean = costs.map((c) => c.cpuMeanUs);
+    const row = {
+      position,
+      cpuUs: median(cpu),
+      cpuMeanUs: median(mean),
+      wallUs: median(wall),
+      ratio: median(ratios),
+    };
+    rows.push(row);
+    const target =
+      position === first
+        ? ''
+        : `  ratio to step ${first}: ${row.ratio.toFixed(2)}× (target ≤ ${TARGET}×; rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})`;
+    console.log(
+      `    step ${pad(position)}: CPU ${row.cpuUs.toFixed(0)} µs (${spread(cpu)}), mean ${row.cpuMeanUs.toFixed(0)} µs (${spread(mean)}), wall ${row.wallUs.toFixed(0)} µs (${spread(wall)})${target}`,
+    );
+  }
+  const slopes = rounds.map((marks) => slope(marks, WINDOW));
   console.log(
-    `(a) long run with a hostile document (refunds, hostile-note; ${ROUNDS} rounds, median and min–max)`,
+    `    growth along the run: ${median(slopes) >= 0 ? '+' : ''}${median(slopes).toFixed(1)} µs per step per 1,000 steps (rounds ${slopes.map((s) => s.toFixed(1)).join(' ')}; a flat run's is ≈ 0)`,
   );
-  const perStep = new Map<number, number[]>(positions.map((p) => [p, []]));
-  const profiles: number[][] = [];
-  for (const steps of LENGTHS) {
-    const runs: number[] = [];
-    const grades: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const m = await measure(steps, outDir, steps === longest ? positions : []);
-      runs.push(m.runMs);
-      grades.push(m.gradeMs);
-      for (const [p, us] of m.at) perStep.get(p)!.push(us);
-      if (steps === longest) profiles.push(m.parts);
+  return rows;
+}
+
+/** What {@link benchLongRun} measured, for a caller that keeps figures. */
+export interface LongRunFigures {
+  /** Whole hostile-document runs by length: median wall and CPU ms, and grading ms. */
+  runs: { steps: number; runMs: number; runCpuMs: number; gradeMs: number }[];
+  /** Per-step cost at 100, 1,000 and 10,000 steps inside the longest hostile-document run. */
+  hostile: PerStep[];
+  /** The same for part (b), checked writes through the runtime alone. */
+  checkedWrites: PerStep[];
+}
+
+/**
+ * Prints the cost per step of long runs at steps 100, 1,000 and 10,000, each with its ratio
+ * to step 100 and the target (≤ 1.2×), and returns the figures.
+ *
+ * @example
+ * ```ts
+ * const { hostile } = await benchLongRun({ lengths: [1_000, 3_000], rounds: 1 });
+ * ```
+ */
+export async function benchLongRun(
+  options: { lengths?: readonly number[]; rounds?: number } = {},
+): Promise<LongRunFigures> {
+  const lengths = [
+    ...(options.lengths ?? (process.env.BENCH_LONG_STEPS ?? '1000,10000').split(',').map(Number)),
+  ].sort((a, b) => a - b);
+  const rounds = options.rounds ?? Number(process.env.BENCH_LONG_ROUNDS ?? 3);
+  const longest = lengths.at(-1)!;
+  const positions = [...new Set([...POSITIONS.filter((p) => p < longest), longest])];
+  const outDir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
+  try {
+    await measure(300, outDir); // warm up the JIT and the SDK's caches
+    console.log(
+      `long run with a hostile document (refunds, hostile-note; ${rounds} rounds, medians and min–max)`,
+    );
+    const runs: LongRunFigures['runs'] = [];
+    const longRounds: Marks[] = [];
+    const profiles: number[][] = [];
+    for (const length of lengths) {
+      // The longest run goes WINDOW/2 steps past its length, so that the window around its
+      // last position holds reads like every other window, not the run's final writes.
+      const steps = length === longest ? longest + WINDOW / 2 : length;
+      const wall: number[] = [];
+      const cpu: number[] = [];
+      const grades: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const m = await measure(steps, outDir);
+        wall.push(m.runMs);
+        cpu.push(m.runCpuMs);
+        grades.push(m.gradeMs);
+        if (length === longest) {
+          longRounds.push(m.marks);
+          profiles.push(profile(m.marks, PARTS));
+        }
+      }
+      const row = {
+        steps,
+        runMs: median(wall),
+        runCpuMs: median(cpu),
+        gradeMs: median(grades),
+      };
+      runs.push(row);
+      console.log(
+        `  ${pad(steps)} steps: run ${row.runMs.toFixed(0)} ms wall (${spread(wall)}), ` +
+          `${row.runCpuMs.toFixed(0)} ms CPU (${spread(cpu)}), ` +
+          `${((row.runCpuMs / steps) * 1_000).toFixed(0)} µs CPU/step on average; grading ${row.gradeMs.toFixed(0)} ms (${spread(grades)})`,
+      );
     }
     console.log(
-      `  ${String(steps).padStart(6)} steps: run ${median(runs).toFixed(0)} ms (${spread(runs)}), ` +
-        `${((median(runs) / steps) * 1_000).toFixed(0)} µs/step on average; grading ${median(grades).toFixed(0)} ms (${spread(grades)})`,
+      `  cost of one step inside a ${(longest + WINDOW / 2).toLocaleString('en')}-step run (CPU: median step of the ${WINDOW} around it; mean: theirs, collections included; wall: median gap):`,
     );
-  }
-  console.log(`  per-step cost inside one ${longest}-step run (median gap of ±${WINDOW} steps):`);
-  const base = median(perStep.get(100)!);
-  for (const [p, values] of perStep) {
-    const us = median(values);
+    const hostile = report(longRounds, positions);
     console.log(
-      `    step ${String(p).padStart(6)}: ${us.toFixed(0)} µs (${spread(values)})  ratio to step 100: ${(us / base).toFixed(2)}×`,
+      `    mean CPU per step in each tenth of the run: ` +
+        Array.from({ length: PARTS }, (_, i) => median(profiles.map((p) => p[i]!)).toFixed(0)).join(
+          ' · ',
+        ) +
+        ' µs',
     );
-  }
-  console.log(
-    `  mean cost per step in each tenth of the ${longest}-step run (median of rounds): ` +
-      Array.from({ length: PARTS }, (_, i) => median(profiles.map((p) => p[i]!)).toFixed(0)).join(
-        ' · ',
-      ) +
-      ' µs',
-  );
 
-  await checkedWrites(100); // warm up
-  const written = new Map<number, number[]>(positions.map((p) => [p, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    const marks = await checkedWrites(longest);
-    for (const [p, us] of perStepAt(marks, positions)) written.get(p)!.push(us);
-  }
-  console.log(
-    `(b) checked writes, the runtime alone: per-step cost inside one ${longest}-step run`,
-  );
-  const writeBase = median(written.get(100)!);
-  for (const [p, values] of written) {
-    const us = median(values);
+    await checkedWrites(300); // warm up
+    const written: Marks[] = [];
+    for (let round = 0; round < rounds; round++)
+      written.push(await checkedWrites(longest + WINDOW / 2));
     console.log(
-      `    step ${String(p).padStart(6)}: ${us.toFixed(0)} µs (${spread(values)})  ratio to step 100: ${(us / writeBase).toFixed(2)}×`,
+      `checked writes, the runtime alone: cost of one step inside a ${(longest + WINDOW / 2).toLocaleString('en')}-step run`,
     );
+    const checked = report(written, positions);
+    return { runs, hostile, checkedWrites: checked };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
   }
-} finally {
-  rmSync(outDir, { recursive: true, force: true });
 }
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) await benchLongRun();

@@ -400,20 +400,14 @@ export class RunStore {
 
   /** The latest version of each action, in the order the actions were first recorded. */
   actions(runId: string): ActionRecord[] {
+    // One pass: a Map keeps the order its keys were first set in, which is the order each
+    // operation's action was first recorded, and set() on a known key keeps that place.
     const latest = new Map<string, ActionRecord>();
     for (const r of this.reads.action.all(runId) as RecordRow[]) {
       const a = JSON.parse(r.record) as ActionRecord;
-      latest.delete(a.operationId);
       latest.set(a.operationId, a);
     }
-    const firstSeen = new Map<string, number>();
-    for (const r of this.reads.action.all(runId) as RecordRow[]) {
-      const a = JSON.parse(r.record) as ActionRecord;
-      if (!firstSeen.has(a.operationId)) firstSeen.set(a.operationId, r.seq);
-    }
-    return [...latest.values()].sort(
-      (a, b) => (firstSeen.get(a.operationId) ?? 0) - (firstSeen.get(b.operationId) ?? 0),
-    );
+    return [...latest.values()];
   }
 
   /** The latest version of one action, by its id. */
