@@ -4,23 +4,26 @@
  * (b) each mutant of the zoo: runs until exploration catches it, on which scenario, and the
  *     size of the shrunk plan;
  * (c) throughput: explored runs per second on the refunds world (in-process crashes), by wall
- *     clock and per CPU-second of this process (all its threads: the honest "per core").
+ *     clock and per CPU-second of this process (all its threads: the honest "per core"), in this
+ *     thread and with worker threads judging the plans (`explore --workers`), rounds interleaved.
  *
  * `npx tsx bench/explore.ts`; env: BENCH_EXPLORE_RUNS (default 10000), BENCH_MUTANT_RUNS
- * (1000), BENCH_ROUNDS (5), BENCH_WARMUP (1 round of (c), run and not counted), BENCH_SEED (1),
+ * (1000), BENCH_ROUNDS (5), BENCH_WORKERS (2), BENCH_WARMUP (1 round of (c), run and not counted), BENCH_SEED (1),
  * BENCH_PARTS (abc), BENCH_MUTANTS (all, or names separated by commas), BENCH_INVARIANTS (for
  * (b): all built-in ones, or ids separated by commas — to see which invariant catches a mutant).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePlan } from '../explore/describe.js';
-import { explore, type ExploreResult } from '../explore/explore.js';
+import { explore, type ExploreResult, type PlanJudges } from '../explore/explore.js';
 import { BUILT_IN_INVARIANTS } from '../explore/invariants.js';
 import { EXPECTED_DETECTIONS } from '../graders/matrix.js';
 import { ZOO } from '../scenarios/agents/zoo.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
-import { median } from './stats.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import { exploreWorkers } from '../bin/explore-workers.js';
+import { withSpread } from './quartiles.js';
 
 const TOTAL = Number(process.env.BENCH_EXPLORE_RUNS ?? 10_000);
 const MUTANT_RUNS = Number(process.env.BENCH_MUTANT_RUNS ?? 1_000);
@@ -28,6 +31,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const PARTS = process.env.BENCH_PARTS ?? 'abc';
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const MAX_FAULTS = 3;
 
 const agent = (name: string) => {
@@ -120,39 +124,79 @@ async function mutants(outDir: string): Promise<void> {
   console.log('  (target: each caught within 1,000 runs on some scenario, shrunk to ≤ 2 faults)');
 }
 
+/** One way of exploring in part (c): in this thread, or with worker threads judging the plans. */
+interface Way {
+  readonly label: string;
+  readonly judges?: PlanJudges;
+}
+
+/** One round of (c): every refunds scenario explored `per` plans; runs and wall and CPU time. */
+async function round(
+  refunds: readonly Scenario[],
+  per: number,
+  seed: number,
+  outDir: string,
+  way: Way,
+): Promise<{ wall: number; cpu: number }> {
+  let runs = 0;
+  const since = process.cpuUsage();
+  const started = performance.now();
+  for (const scenario of refunds) {
+    const result = await explore({
+      scenario,
+      agent: agent('reference'),
+      runs: per,
+      seed,
+      maxFaults: MAX_FAULTS,
+      outDir,
+      ...(way.judges ? { judges: way.judges } : {}),
+    });
+    runs += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
+  }
+  return { wall: runs / ((performance.now() - started) / 1_000), cpu: runs / cpuSeconds(since) };
+}
+
 async function throughput(outDir: string): Promise<void> {
   const refunds = BUILT_IN_SCENARIOS.filter((s) => s.world.name === 'refunds');
   const per = 60;
   console.log(
-    `\n(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), median of ${ROUNDS} rounds after ${WARMUP} warm-up round(s)`,
+    `\n(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), in this thread and with ${WORKERS} worker threads, rounds interleaved, median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
   );
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  // Warm-up rounds load the modules and let the JIT settle; they are run, not counted.
-  for (let round = -WARMUP; round < ROUNDS; round++) {
-    let runs = 0;
-    const since = process.cpuUsage();
-    const started = performance.now();
-    for (const scenario of refunds) {
-      const result = await explore({
-        scenario,
-        agent: agent('reference'),
-        runs: per,
-        seed: SEED + round,
-        maxFaults: MAX_FAULTS,
-        outDir,
+  const pool = exploreWorkers({
+    agent: { kind: 'zoo', name: 'reference' },
+    scenarioFiles: [],
+    outDir,
+    n: WORKERS,
+  });
+  const ways: Way[] = [{ label: '1 (this thread)' }, { label: `${WORKERS} workers`, judges: pool }];
+  const figures = ways.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
+  const ratios: number[] = [];
+  try {
+    // Warm-up rounds load the modules (and start the threads) and let the JIT settle; they are
+    // run, not counted. Each round runs both ways, one after the other, the order alternating.
+    for (let r = -WARMUP; r < ROUNDS; r++) {
+      const order = r % 2 === 0 ? [0, 1] : [1, 0];
+      const got: { wall: number; cpu: number }[] = [];
+      for (const w of order) got[w] = await round(refunds, per, SEED + r, outDir, ways[w]!);
+      if (r < 0) continue;
+      got.forEach((g, w) => {
+        figures[w]!.wall.push(g.wall);
+        figures[w]!.cpu.push(g.cpu);
       });
-      runs += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
+      ratios.push(got[1]!.wall / got[0]!.wall);
     }
-    if (round < 0) continue;
-    wall.push(runs / ((performance.now() - started) / 1_000));
-    cpu.push(runs / cpuSeconds(since));
+  } finally {
+    await pool.close();
   }
+  ways.forEach((way, w) => {
+    console.log(
+      `  ${way.label.padEnd(16)} ${withSpread(figures[w]!.wall)} explored runs/s by wall clock · ${withSpread(figures[w]!.cpu)} per CPU-second (target ≥ 500 per CPU-second)`,
+    );
+  });
   console.log(
-    `  ${median(wall).toFixed(1)} explored runs/s by wall clock (rounds ${wall.map((w) => w.toFixed(0)).join(' ')})`,
-  );
-  console.log(
-    `  ${median(cpu).toFixed(1)} explored runs per CPU-second (rounds ${cpu.map((c) => c.toFixed(0)).join(' ')}; target ≥ 100)`,
+    `  ${WORKERS} workers / 1: ${withSpread(ratios, 2)}× by wall clock, round by round (target ≥ 1.8× with two workers, on two idle cores)`,
   );
 }
 

@@ -1,37 +1,99 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { judgePlan, type ExploreAgent } from '../explore/explore.js';
+import { scenarioReach, type ScenarioReach } from '../explore/reach.js';
 import { ModelReplayMissError } from '../recordings/replay-model.js';
+import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
+import { loadScenarioFile } from '../scenarios/load.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import { resolveAgent } from './agent-source.js';
 import { runCase, suiteAgent, suiteCases } from './suite.js';
-import type { WorkerJob, WorkerReply } from './workers.js';
+import type { PlanTask, WorkerJob, WorkerReply, WorkerTask } from './workers.js';
 
-/** A worker thread of `faultline run --workers N`: runs the cases the main thread hands it. */
+/**
+ * A worker thread of `faultline run --workers N` or `faultline explore --workers N`: runs the
+ * cases, or judges the plans, the main thread hands it, one at a time.
+ */
 const job = workerData as WorkerJob;
 const port = parentPort;
 if (!port) throw new Error('bin/worker-main.ts runs only as a worker thread');
-const cases = await suiteCases(job.suite);
-// Rebuilt here from its source (a module path, a config file and entry): functions do not
-// cross into a worker thread.
-const agent = await suiteAgent(job.suite);
-port.on('message', (index: number) => {
-  const c = cases[index];
-  const reply = (r: WorkerReply): void => {
-    port.postMessage(r);
-  };
-  if (!c) {
-    reply({ kind: 'error', index, message: `no case ${index}` });
-    return;
-  }
-  runCase(c, agent, job.out, job.suite.model).then(
-    ({ result, trajectory }) => {
-      reply({ kind: 'result', result, trajectory });
-    },
-    (error: unknown) => {
-      reply({
-        kind: 'error',
-        index,
-        message: error instanceof Error ? error.message : String(error),
-        ...(error instanceof ModelReplayMissError ? { miss: error.data } : {}),
-      });
-    },
-  );
+const reply = (r: WorkerReply): void => {
+  port.postMessage(r);
+};
+const failed = (index: number, error: unknown): void => {
+  reply({
+    kind: 'error',
+    index,
+    message: error instanceof Error ? error.message : String(error),
+    ...(error instanceof ModelReplayMissError ? { miss: error.data } : {}),
+  });
+};
+const handle = job.kind === 'suite' ? await suiteHandler(job) : await exploreHandler(job);
+port.on('message', (task: WorkerTask) => {
+  handle(task);
 });
-port.postMessage({ kind: 'idle' } satisfies WorkerReply);
+reply({ kind: 'idle' });
+
+async function suiteHandler(
+  suiteJob: WorkerJob & { kind: 'suite' },
+): Promise<(task: WorkerTask) => void> {
+  const cases = await suiteCases(suiteJob.suite);
+  // Rebuilt here from its source (a module path, a config file and entry): functions do not
+  // cross into a worker thread.
+  const agent = await suiteAgent(suiteJob.suite);
+  return (task) => {
+    const index = task.kind === 'case' ? task.index : -1;
+    const c = cases[index];
+    if (!c) {
+      reply({ kind: 'error', index, message: `no case ${index}` });
+      return;
+    }
+    runCase(c, agent, suiteJob.out, suiteJob.suite.model).then(
+      ({ result, trajectory }) => {
+        reply({ kind: 'result', result, trajectory });
+      },
+      (error: unknown) => {
+        failed(index, error);
+      },
+    );
+  };
+}
+
+async function exploreHandler(
+  exploreJob: WorkerJob & { kind: 'explore' },
+): Promise<(task: WorkerTask) => void> {
+  const scenarios: Scenario[] = [...BUILT_IN_SCENARIOS];
+  for (const file of exploreJob.scenarioFiles) scenarios.push(...(await loadScenarioFile(file)));
+  const agent: ExploreAgent = await resolveAgent(exploreJob.agent);
+  const reaches = new Map<string, ScenarioReach>();
+  return (task) => {
+    if (task.kind !== 'plan') {
+      failed(-1, new Error('an exploring worker judges plans only'));
+      return;
+    }
+    judge(task.task).then(reply, (error: unknown) => {
+      failed(-1, error);
+    });
+  };
+
+  async function judge(task: PlanTask): Promise<WorkerReply> {
+    const scenario = scenarios.find((s) => s.id === task.scenarioId);
+    if (!scenario) throw new Error(`no scenario "${task.scenarioId}" in this worker`);
+    let reach = reaches.get(scenario.id);
+    if (!reach) reaches.set(scenario.id, (reach = scenarioReach(scenario)));
+    const judged = await judgePlan(
+      {
+        scenario,
+        agent,
+        reach,
+        worldSeed: task.worldSeed,
+        outDir: exploreJob.outDir,
+        ...(task.witness === undefined ? {} : { witness: task.witness }),
+      },
+      task.plan,
+    );
+    const violations = judged.violations.length;
+    return violations === 0
+      ? { kind: 'judged', violations }
+      : { kind: 'judged', violations, judged };
+  }
+}

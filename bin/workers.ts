@@ -1,15 +1,38 @@
 import { Worker } from 'node:worker_threads';
+import type { JudgedPlan } from '../explore/explore.js';
+import type { FaultPlan } from '../faults/catalog.js';
 import { ModelReplayMissError, type ModelReplayMissData } from '../recordings/replay-model.js';
 import type { RunResult } from '../reports/results.js';
+import type { AgentSource } from './agent-source.js';
 import type { SuiteOptions } from './suite.js';
 
-/** What the main thread sends a worker, and what it answers per case. */
-export interface WorkerJob {
-  suite: SuiteOptions;
-  out: string;
+/**
+ * What a worker is started with: the cases of a suite (`faultline run --workers N`), or the
+ * plans of an exploration (`faultline explore --workers N`). Plain data: a worker rebuilds the
+ * agent and the scenarios from it, since functions do not cross into a thread.
+ */
+export type WorkerJob =
+  | { kind: 'suite'; suite: SuiteOptions; out: string }
+  | { kind: 'explore'; agent: AgentSource; scenarioFiles: readonly string[]; outDir: string };
+
+/** One plan of an exploration to judge, as `judgePlan` would with the built-in invariants. */
+export interface PlanTask {
+  scenarioId: string;
+  plan: FaultPlan;
+  worldSeed: number;
+  witness?: boolean;
 }
+
+/** What the main thread hands a worker: a case by index, or a plan to judge. */
+export type WorkerTask = { kind: 'case'; index: number } | { kind: 'plan'; task: PlanTask };
+
 export type WorkerReply =
   | { kind: 'result'; result: RunResult; trajectory: unknown }
+  /**
+   * A judged plan. Only a plan that broke an invariant carries its judgement: a passing one is
+   * all most plans are, and its trajectory is not worth copying across threads.
+   */
+  | { kind: 'judged'; violations: number; judged?: JudgedPlan }
   /** `miss`: a model cassette miss, rebuilt in the main thread to stop the suite the same way. */
   | { kind: 'error'; index: number; message: string; miss?: ModelReplayMissData }
   | { kind: 'idle' };
@@ -19,6 +42,131 @@ export type WorkerReply =
  * it); the built package's worker-main.js runs on plain Node.
  */
 const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? './worker.js' : './worker-main.js';
+
+/** One worker thread and the one task it may have in hand. */
+class Slot {
+  readonly ready: Promise<void>;
+  private pending: { resolve: (r: WorkerReply) => void; reject: (e: unknown) => void } | undefined;
+  private failure: Error | undefined;
+
+  constructor(readonly worker: Worker) {
+    let started: () => void = () => undefined;
+    let refused: (e: unknown) => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      refused = reject;
+    });
+    // Settled either way before anyone awaits it: an unawaited rejection must not escape.
+    this.ready.catch(() => undefined);
+    worker.on('message', (reply: WorkerReply) => {
+      if (reply.kind === 'idle') {
+        started();
+        return;
+      }
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.resolve(reply);
+    });
+    const fail = (cause: unknown): void => {
+      const error = cause instanceof Error ? cause : new Error(String(cause));
+      this.failure ??= error;
+      refused(error);
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.reject(error);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      fail(new Error(`a worker thread exited (code ${code}) before its work was done`));
+    });
+  }
+
+  send(task: WorkerTask): Promise<WorkerReply> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.worker.postMessage(task);
+    });
+  }
+}
+
+/**
+ * `n` worker threads started once for a job and kept for as many batches of tasks as the job
+ * has (an exploration hands them one scenario's plans after another): a thread costs a module
+ * load, far more than a run.
+ *
+ * @example
+ * ```ts
+ * const pool = new WorkerPool({ kind: 'suite', suite, out }, 2);
+ * try {
+ *   await pool.run([{ kind: 'case', index: 0 }], (reply) => console.log(reply.kind));
+ * } finally {
+ *   await pool.close();
+ * }
+ * ```
+ */
+export class WorkerPool {
+  private readonly slots: Slot[];
+  private closed = false;
+
+  constructor(job: WorkerJob, n: number) {
+    this.slots = Array.from(
+      { length: Math.max(1, n) },
+      () => new Slot(new Worker(new URL(WORKER_ENTRY, import.meta.url), { workerData: job })),
+    );
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /**
+   * Hands the tasks out in order, each to the next free thread, and gives every answer to
+   * `onReply` (in the order they come back). `stop` is asked before each task is handed out;
+   * once it says so, the tasks in hand are finished and no other starts. A task a worker
+   * failed at rejects the batch (a model cassette miss as {@link ModelReplayMissError}).
+   */
+  async run(
+    tasks: readonly WorkerTask[],
+    onReply: (reply: WorkerReply, task: WorkerTask, position: number) => void,
+    stop: () => boolean = () => false,
+  ): Promise<void> {
+    if (this.closed) throw new Error('the worker pool is closed');
+    let next = 0;
+    let failed = false;
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        await slot.ready;
+        for (;;) {
+          if (failed || next >= tasks.length || stop()) return;
+          const position = next++;
+          const task = tasks[position];
+          if (task === undefined) return;
+          const reply = await slot.send(task).catch((error: unknown) => {
+            failed = true;
+            throw error;
+          });
+          if (reply.kind === 'error') {
+            failed = true;
+            if (reply.miss) throw new ModelReplayMissError(reply.miss);
+            throw new Error(
+              task.kind === 'case'
+                ? `run ${reply.index} failed in a worker: ${reply.message}`
+                : `plan ${task.task.plan.id} of ${task.task.scenarioId} failed in a worker: ${reply.message}`,
+            );
+          }
+          onReply(reply, task, position);
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
 
 /**
  * Runs cases (by index) in `n` worker threads. Each worker rebuilds the same case list from the
@@ -35,41 +183,16 @@ export async function runInWorkers(
   /** True once no further case may start (the suite's spend passed its cap). */
   stop: () => boolean = () => false,
 ): Promise<void> {
-  const queue = [...indexes];
-  const workers = Array.from({ length: Math.min(n, indexes.length) }, () => {
-    return new Worker(new URL(WORKER_ENTRY, import.meta.url), {
-      workerData: { suite, out } satisfies WorkerJob,
-    });
-  });
-  await Promise.all(
-    workers.map(
-      (worker) =>
-        new Promise<void>((resolve, reject) => {
-          const next = (): void => {
-            const index = stop() ? undefined : queue.shift();
-            if (index === undefined) {
-              void worker.terminate().then(() => {
-                resolve();
-              });
-              return;
-            }
-            worker.postMessage(index);
-          };
-          worker.on('message', (reply: WorkerReply) => {
-            if (reply.kind === 'result') record(reply.result, reply.trajectory);
-            else if (reply.kind === 'error') {
-              reject(
-                reply.miss
-                  ? new ModelReplayMissError(reply.miss)
-                  : new Error(`run ${reply.index} failed in a worker: ${reply.message}`),
-              );
-              void Promise.all(workers.map((w) => w.terminate()));
-              return;
-            }
-            next();
-          });
-          worker.on('error', reject);
-        }),
-    ),
-  );
+  const pool = new WorkerPool({ kind: 'suite', suite, out }, Math.min(n, indexes.length));
+  try {
+    await pool.run(
+      indexes.map((index) => ({ kind: 'case', index })),
+      (reply) => {
+        if (reply.kind === 'result') record(reply.result, reply.trajectory);
+      },
+      stop,
+    );
+  } finally {
+    await pool.close();
+  }
 }

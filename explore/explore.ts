@@ -59,6 +59,32 @@ export interface ExploreOptions {
   outDir?: string;
   /** Called after every run, searching or shrinking. */
   onProgress?: (progress: ExploreProgress) => void;
+  /**
+   * Judges the search's plans elsewhere, several at once (`faultline explore --workers N`
+   * hands them to worker threads). The search finds the same plans, the same counterexample
+   * and the same path as without: the plans are drawn here from the seed as fast-check would
+   * draw them, judged in parallel up to the first that fails, and fast-check then walks the
+   * same sequence against those verdicts and shrinks here, one run after another.
+   * Judges judge with the built-in invariants, so `invariants` must be left out.
+   */
+  judges?: PlanJudges;
+}
+
+/**
+ * Judges many plans of one scenario at once, each exactly as {@link judgePlan} would with the
+ * built-in invariants. Plans are started in the order given; `stop` is asked before each
+ * starts, and once it says so the plans in hand are finished and no other starts.
+ * `onJudged` hears every verdict: nothing for a plan that passed, the judgement for one that
+ * broke an invariant.
+ */
+export interface PlanJudges {
+  judge(
+    scenario: Scenario,
+    plans: readonly FaultPlan[],
+    options: { worldSeed: number; witness?: boolean },
+    onJudged: (index: number, failing: JudgedPlan | undefined) => void,
+    stop: () => boolean,
+  ): Promise<void>;
 }
 
 export interface ExploreProgress {
@@ -236,39 +262,55 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const reach = scenarioReach(scenario);
   const judgeOptions = { ...options, reach, worldSeed, outDir: options.outDir ?? defaultOutDir() };
 
+  // Only faults that can reach the agent: a plan of faults it never meets proves nothing.
+  const plans = faultPlanArbitrary(reach, { maxFaults, agent: await reachOfAgent(agent) });
+  const checkOptions = {
+    numRuns: runs,
+    seed,
+    ...(options.path === undefined ? {} : { path: options.path }),
+  };
+  // Verdicts judged ahead, in parallel, by the search's position: the property answers from
+  // them while fast-check walks the search, so it walks it exactly as it would have alone.
+  const ahead =
+    options.judges === undefined || options.path !== undefined
+      ? undefined
+      : await judgeAhead(options.judges, options, plans, checkOptions, {
+          worldSeed,
+          started,
+        });
+
   let searched = 0;
   let shrinks = 0;
   let failing: JudgedPlan | undefined;
   let harness: Error | undefined;
-  const property = fc.asyncProperty(
-    // Only faults that can reach the agent: a plan of faults it never meets proves nothing.
-    faultPlanArbitrary(reach, { maxFaults, agent: await reachOfAgent(agent) }),
-    async (plan): Promise<boolean> => {
-      const shrinking = failing !== undefined;
-      let judged: JudgedPlan;
-      try {
-        judged = await judgePlan(judgeOptions, plan);
-      } catch (error) {
-        harness ??= error instanceof Error ? error : new Error(String(error));
-        throw new HarnessFailure('the harness failed', { cause: error });
-      }
-      if (shrinking) shrinks++;
-      else searched++;
-      if (judged.violations.length > 0) failing = judged;
+  const property = fc.asyncProperty(plans, async (plan): Promise<boolean> => {
+    const shrinking = failing !== undefined;
+    const known = shrinking ? undefined : ahead?.get(searched);
+    // A verdict judged ahead stands for the plan drawn here (the ids say it is the same plan);
+    // undefined when it passed.
+    const answered = known !== undefined && known.plan.id === plan.id;
+    let judged: JudgedPlan | undefined;
+    try {
+      judged = answered ? known.failing : await judgePlan(judgeOptions, plan);
+    } catch (error) {
+      harness ??= error instanceof Error ? error : new Error(String(error));
+      throw new HarnessFailure('the harness failed', { cause: error });
+    }
+    if (shrinking) shrinks++;
+    else searched++;
+    const broken = judged !== undefined && judged.violations.length > 0;
+    if (broken) failing = judged;
+    // Verdicts judged ahead were reported as they came.
+    if (!answered)
       options.onProgress?.({
         phase: shrinking ? 'shrink' : 'search',
         runs: searched,
         shrinks,
         elapsedMs: performance.now() - started,
       });
-      return judged.violations.length === 0;
-    },
-  );
-  const details = await fc.check(property, {
-    numRuns: runs,
-    seed,
-    ...(options.path === undefined ? {} : { path: options.path }),
+    return !broken;
   });
+  const details = await fc.check(property, checkOptions);
   if (harness !== undefined) throw harness;
 
   const common: ExploreCommon = {
@@ -296,6 +338,55 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     success: final.success,
     trajectory: final.trajectory,
   };
+}
+
+/**
+ * Draws the plans the search will try (fast-check draws each run's value from the seed alone,
+ * whatever the verdicts before it), has `judges` judge them in parallel up to the first that
+ * fails, and returns the verdicts by position: the judgement of a plan that broke an
+ * invariant, nothing for one that passed.
+ */
+async function judgeAhead(
+  judges: PlanJudges,
+  options: ExploreOptions,
+  arbitrary: fc.Arbitrary<FaultPlan>,
+  checkOptions: { numRuns: number; seed: number },
+  context: { worldSeed: number; started: number },
+): Promise<Map<number, { plan: FaultPlan; failing: JudgedPlan | undefined }>> {
+  if (options.invariants !== undefined)
+    throw new Error('explore: judges check the built-in invariants; leave invariants out');
+  const drawn: FaultPlan[] = [];
+  await fc.check(
+    fc.asyncProperty(arbitrary, (plan) => {
+      drawn.push(plan);
+      return Promise.resolve(true);
+    }),
+    checkOptions,
+  );
+  const verdicts = new Map<number, { plan: FaultPlan; failing: JudgedPlan | undefined }>();
+  let firstFailing = Infinity;
+  await judges.judge(
+    options.scenario,
+    drawn,
+    {
+      worldSeed: context.worldSeed,
+      ...(options.witness === undefined ? {} : { witness: options.witness }),
+    },
+    (index, failing) => {
+      const plan = drawn[index];
+      if (!plan) return;
+      if (failing) firstFailing = Math.min(firstFailing, index);
+      verdicts.set(index, { plan, failing });
+      options.onProgress?.({
+        phase: 'search',
+        runs: verdicts.size,
+        shrinks: 0,
+        elapsedMs: performance.now() - context.started,
+      });
+    },
+    () => firstFailing !== Infinity,
+  );
+  return verdicts;
 }
 
 /** What the explored agent lets faults reach, from what an instance of it exposes. */

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FaultlineError } from './errors.js';
 import { assertTransition, holdsStopReason, type WorkflowState } from './states.js';
@@ -122,6 +125,7 @@ export class RunStore {
 
   /** Opens (creating or migrating) a store file; `':memory:'` for a throwaway one. */
   static open(path: string): RunStore {
+    if (path !== ':memory:' && path !== '') seedNewStore(path);
     return RunStore.prepare(new Database(path), path);
   }
 
@@ -591,6 +595,42 @@ const RUN_SELECT = `
        'costUsd', COALESCE(SUM(json_extract(budget_delta, '$.costUsd')), 0))
      FROM events e WHERE e.run_id = runs.id AND budget_delta IS NOT NULL) AS used_json
   FROM runs JOIN run_state ON run_state.run_id = runs.id`;
+
+/**
+ * The bytes of a new store file, schema made and WAL mode set, built once per process: a run
+ * in `faultline run` opens a new file store, and making the schema there (every table, index
+ * and trigger in one transaction, then the WAL checkpoint on close) cost more than the run.
+ */
+let newStoreImage: Buffer | undefined;
+
+/**
+ * Writes the image of a new store at `path` when nothing is there yet; anything there (or no
+ * folder for it) is left to SQLite, which opens, migrates or refuses it as before.
+ */
+function seedNewStore(path: string): void {
+  if (buildingImage) return;
+  try {
+    newStoreImage ??= buildNewStoreImage();
+    writeFileSync(path, newStoreImage, { flag: 'wx' });
+  } catch {
+    // An existing file, a missing folder, an unwritable place: SQLite says what it makes of it.
+  }
+}
+
+let buildingImage = false;
+
+function buildNewStoreImage(): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-store-image-'));
+  buildingImage = true;
+  try {
+    const file = join(dir, 'new.db');
+    RunStore.open(file).close();
+    return readFileSync(file);
+  } finally {
+    buildingImage = false;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 function migrate(db: Database.Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;

@@ -10,6 +10,7 @@ import { configFile, loadConfig } from '../config.js';
 import { knownScenarios } from '../suite.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import type { Scenario } from '../../scenarios/scenario.js';
+import { exploreWorkers } from '../explore-workers.js';
 import type { Io } from '../io.js';
 import { checkOutputFolder } from '../output-folder.js';
 import { UsageError } from '../usage-error.js';
@@ -42,6 +43,8 @@ Options:
   --scenarios FILE     also load scenarios from FILE (.ts/.js module or .json); repeatable
   --out DIR            where run stores would go (default: .faultline/); exploration keeps
                        them in memory
+  --workers N          judge plans in N worker threads (default 1); the same plans, the
+                       same counterexample and path, the same regression file as with one
   -h, --help           show this help
 
 Agents: ${ZOO.map((a) => a.name).join(', ')}.
@@ -62,6 +65,7 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
       regressions: { type: 'string', default: 'regressions' },
       scenarios: { type: 'string', multiple: true },
       out: { type: 'string', default: '.faultline' },
+      workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,6 +84,8 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
   const runs = whole('--runs', values.runs, 1) ?? 100;
   const maxFaults = whole('--max-faults', values['max-faults'], 0) ?? 3;
   if (maxFaults > 20) throw new UsageError(`--max-faults must be at most 20 (got ${maxFaults})`);
+  const workers = whole('--workers', values.workers, 1) ?? 1;
+  if (workers > 64) throw new UsageError(`--workers must be at most 64 (got ${workers})`);
   const seed = seedOption(values.seed) ?? freshSeed();
   if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path))
     throw new UsageError(
@@ -101,6 +107,11 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
   // The first figures show at once (a search that ends in a blink still says how it went),
   // then at most twice a second.
   let lastShown = -Infinity;
+  // A replay walks one path: nothing to share out.
+  const judges =
+    workers > 1 && !replaying
+      ? exploreWorkers({ agent: source, scenarioFiles: files, outDir: values.out, n: workers })
+      : undefined;
   const result = await explore({
     scenario,
     agent,
@@ -108,6 +119,7 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
     seed,
     maxFaults,
     ...(values.path === undefined ? {} : { path: values.path }),
+    ...(judges === undefined ? {} : { judges }),
     outDir: values.out,
     onProgress: (p) => {
       const now = p.elapsedMs;
@@ -120,7 +132,7 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
           : `counterexample after ${p.runs} run(s) · shrinking: ${p.shrinks} step(s) · ${rate.toFixed(1)} runs/s`,
       );
     },
-  });
+  }).finally(() => judges?.close());
   io.progressDone();
   const seconds = (result.elapsedMs / 1_000).toFixed(1);
   if (result.kind === 'passed') {

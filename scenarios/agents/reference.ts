@@ -113,8 +113,8 @@ export class ReferenceAgent implements AgentUnderTest {
   }
 
   /**
-   * In memory, the store of an incarnation that ended its run stays open until its records
-   * are read: what is read is what it committed, without opening a second connection.
+   * The store of an incarnation that ended its run stays open until its records are read:
+   * what is read is what it committed, without opening a second connection.
    */
   private finished: { store: RunStore; path: string } | undefined;
 
@@ -138,10 +138,11 @@ export class ReferenceAgent implements AgentUnderTest {
         ...(run.decoratePlanner ? { decoratePlanner: run.decoratePlanner } : {}),
       });
       const outcome = await go(runtime);
-      if (this.storeKind === 'memory') {
-        this.open.delete(store);
-        this.finished = { store, path: run.storePath };
-      }
+      // Kept open for its records (a file store as much as one in memory): reading them from
+      // this connection spares opening the file again.
+      this.open.delete(store);
+      if (this.finished) this.release(this.finished.store, this.finished.path);
+      this.finished = { store, path: run.storePath };
       return outcome;
     } finally {
       if (this.open.delete(store)) this.release(store, run.storePath);

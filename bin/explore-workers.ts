@@ -1,0 +1,58 @@
+import type { JudgedPlan, PlanJudges } from '../explore/explore.js';
+import type { FaultPlan } from '../faults/catalog.js';
+import type { Scenario } from '../scenarios/scenario.js';
+import type { AgentSource } from './agent-source.js';
+import { WorkerPool } from './workers.js';
+
+/**
+ * Judges for `faultline explore --workers N`: `n` worker threads, started once, that judge the
+ * plans of any scenario they can load (the built-in ones and `scenarioFiles`) with the agent
+ * `agent` names. Close it when the exploration is over.
+ *
+ * @example
+ * ```ts
+ * const judges = exploreWorkers({ agent: { kind: 'zoo', name: 'reference' }, scenarioFiles: [], outDir: '.faultline', n: 2 });
+ * try {
+ *   await explore({ scenario, agent, runs: 500, seed: 1, judges });
+ * } finally {
+ *   await judges.close();
+ * }
+ * ```
+ */
+export function exploreWorkers(options: {
+  agent: AgentSource;
+  scenarioFiles: readonly string[];
+  outDir: string;
+  n: number;
+}): PlanJudges & { close(): Promise<void> } {
+  const pool = new WorkerPool(
+    {
+      kind: 'explore',
+      agent: options.agent,
+      scenarioFiles: options.scenarioFiles,
+      outDir: options.outDir,
+    },
+    options.n,
+  );
+  return {
+    judge: async (
+      scenario: Scenario,
+      plans: readonly FaultPlan[],
+      context: { worldSeed: number; witness?: boolean },
+      onJudged: (index: number, failing: JudgedPlan | undefined) => void,
+      stop: () => boolean,
+    ) => {
+      await pool.run(
+        plans.map((plan) => ({
+          kind: 'plan',
+          task: { scenarioId: scenario.id, plan, ...context },
+        })),
+        (reply, _task, position) => {
+          if (reply.kind === 'judged') onJudged(position, reply.judged);
+        },
+        stop,
+      );
+    },
+    close: () => pool.close(),
+  };
+}
