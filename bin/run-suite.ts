@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ResultsWriter, type RunResult } from '../reports/results.js';
 import { FolderLock } from './folder-lock.js';
 import { dollars } from './model-cost.js';
@@ -18,8 +19,12 @@ import { runInWorkers } from './workers.js';
 export interface RunSuiteOptions {
   /** Result set folder: `results.jsonl`, `trajectories/`, `stores/` and `set.json` go here. */
   out: string;
-  /** Parallel worker threads (1: in this thread). */
-  workers?: number;
+  /**
+   * Parallel worker threads (1: in this thread). `auto` (the command's default): this thread
+   * for a suite under {@link AUTO_WORKERS_FROM} runs, where starting threads costs more than it
+   * saves; else one thread per core, up to four. Results are the same whatever the number.
+   */
+  workers?: number | 'auto';
   /** `I/N`: only this deterministic slice of the cases. */
   shard?: string;
   /** Keep the runs already in `out` and make only the missing ones (same options only). */
@@ -58,6 +63,14 @@ export interface SuiteRun {
  * complete and committed. With workers, cases run in parallel threads; the records are the same
  * as a serial run's (reports sort by case index), apart from wall-clock figures.
  */
+/** How many runs a suite needs before `workers: 'auto'` starts threads. */
+export const AUTO_WORKERS_FROM = 300;
+
+function workerCount(workers: number | 'auto' | undefined, runs: number): number {
+  if (workers !== 'auto') return workers ?? 1;
+  return runs < AUTO_WORKERS_FROM ? 1 : Math.min(availableParallelism(), 4);
+}
+
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
   const selection = await suiteSelection(suite);
   const agent = await suiteAgent(suite);
@@ -100,12 +113,13 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
     };
     options.beforeRuns?.(todo.length);
     try {
-      if ((options.workers ?? 1) > 1 && todo.length > 1) {
+      const workers = workerCount(options.workers, todo.length);
+      if (workers > 1 && todo.length > 1) {
         await runInWorkers(
           suite,
           todo.map((c) => c.index),
           pending.dir,
-          options.workers ?? 1,
+          workers,
           options.shard,
           record,
           () => stopped !== undefined,

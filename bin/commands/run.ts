@@ -55,7 +55,8 @@ Options:
                        at most ${MAX_TRIALS})
   --seed N             world seed of the first trial, 0 to 2^53 - 1 (default: each
                        scenario's own)
-  --workers N          run in N worker threads (results identical to a serial run)
+  --workers N          run in N worker threads (results identical to a serial run; default:
+                       one per core, up to 4, for a suite of 300 runs or more, else 1)
   --shard I/N          run only the I-th of N deterministic slices (combine with faultline merge)
   --reporter NAME      ${Object.keys(REPORTERS).join('|')}; repeatable (default: table);
                        files go to --out
@@ -171,7 +172,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   }
   const trials = whole('--trials', values.trials, 1, MAX_TRIALS) ?? config.trials ?? 1;
   // A live run is one connection at a time, in this process (see checkLiveRun).
-  const workers = live ? 1 : (whole('--workers', values.workers, 1) ?? config.workers ?? 1);
+  const workers = live
+    ? 1
+    : (whole('--workers', values.workers, 1) ?? config.workers ?? ('auto' as const));
   const seed =
     replay === undefined
       ? (whole('--seed', values.seed, 0, Number.MAX_SAFE_INTEGER) ?? config.seed)

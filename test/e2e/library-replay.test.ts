@@ -84,7 +84,7 @@ const codes = (r: Record_): string[] =>
 describe('the library replayed offline from committed model cassettes', () => {
   it('tool-loop: byte-identical twice, and its real flaws show', () => {
     const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
-    const first = replay('tool-loop', a);
+    const first = replay('tool-loop', a, ['--workers', '1']);
     const second = replay('tool-loop', b, ['--workers', '2']);
     // It fails runs: that is what it is for. Exit 1 is "some run failed", not an error.
     expect(first.status, first.stderr).toBe(1);
@@ -110,7 +110,7 @@ describe('the library replayed offline from committed model cassettes', () => {
 
   it('model-planner: byte-identical twice, and none of those flaws', () => {
     const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
-    const first = replay('model-planner', a);
+    const first = replay('model-planner', a, ['--workers', '1']);
     const second = replay('model-planner', b, ['--workers', '2']);
     expect(first.status, first.stderr).toBe(0);
     expect(second.status, second.stderr).toBe(0);

@@ -32,6 +32,8 @@ try {
       [
         'run',
         '!tau-retail/*',
+        // The scripted model answers in this process only: no worker threads.
+        ...['--workers', '1'],
         ...['--agent', agent, '--model', CASSETTE_MODEL, '--record-model', dir, '--out', out],
       ],
       {
