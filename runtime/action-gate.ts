@@ -20,6 +20,7 @@ export class ActionGate {
     );
   }
 
+  /** Records a denied action; an instruction found in content, refused, lets the run go on. */
   denied(
     op: Operation,
     args: Record<string, unknown>,

@@ -9,6 +9,7 @@ import type { RunRoles } from './run-roles.js';
 export class ApprovalRequests {
   constructor(private readonly rt: RunRoles) {}
 
+  /** Asks the operator to approve a write (its request and answer on record), or returns the decision already made. */
   async obtainApproval(
     op: Operation,
     args: Record<string, unknown>,

@@ -48,6 +48,7 @@ export class FailureHandling {
     return true;
   }
 
+  /** Acts on the supervisor's decision for a failure: replan, escalate, or stop. */
   handleFailure(failure: Failure, operationId: string, sideEffect: boolean): void {
     const decision = decide(this.supervisorInput(failure, 1, operationId, sideEffect));
     switch (decision.kind) {
@@ -108,6 +109,7 @@ export class FailureHandling {
     });
   }
 
+  /** Ends (or blocks) the run with its stop reason, citing the evidence gathered. */
   stop(to: 'failed' | 'blocked', reason: StopReason, detail: string): void {
     this.rt.ledger.commit({
       to,
@@ -155,6 +157,7 @@ export class FailureHandling {
     return failed;
   }
 
+  /** What the supervisor decides a failure from. */
   supervisorInput(
     failure: Failure,
     attempt: number,

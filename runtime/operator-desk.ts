@@ -29,6 +29,7 @@ export class OperatorDesk {
     return this.rt.options.signal?.aborted ? 'abort' : this.rt.operator.poll();
   }
 
+  /** Acts on a command: cancel (or abort), or pause until the operator resumes or cancels. */
   async actOnOperator(command: OperatorCommand | 'abort'): Promise<void> {
     if (command === 'abort') {
       await this.cancel('aborted by the harness', 'abort');

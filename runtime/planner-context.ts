@@ -15,6 +15,7 @@ export class PlannerContext {
 
   constructor(private readonly rt: RunRoles) {}
 
+  /** What the planner is given this turn (live views, evidence and results: not copies). */
   workingContext(): WorkingContext {
     const context: WorkingContext = {
       runId: this.rt.binding.runId,
@@ -39,6 +40,7 @@ export class PlannerContext {
     return context;
   }
 
+  /** What a resumed run tells its planner: confirmed actions, open questions, authority left. */
   buildResumePacket(): ResumePacket {
     const confirmed = [...this.rt.ledger.actions.values()].filter(
       (a) => a.status === 'confirmed' || a.status === 'reconciled',

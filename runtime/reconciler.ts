@@ -153,6 +153,7 @@ export class Reconciler {
     return undefined;
   }
 
+  /** Commits a write's known outcome: action, evidence, the approval it used, and a checkpoint. */
   confirm(
     op: Operation,
     action: ActionRecord,

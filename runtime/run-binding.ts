@@ -45,11 +45,13 @@ export class RunBinding {
 
   constructor(private readonly rt: RunRoles) {}
 
+  /** The world's tools, listed once per instance; returns the hash of their schemas. */
   async loadTools(): Promise<string> {
     this.toolsHash ??= await this.rt.executor.loadTools();
     return this.toolsHash;
   }
 
+  /** Refuses a blueprint naming a tool the world lacks or the contract does not authorize. */
   checkBlueprintTools(blueprint: Blueprint, contract: Contract): void {
     const issues: string[] = [];
     blueprint.operations.forEach((op, i) => {
@@ -67,6 +69,7 @@ export class RunBinding {
     }
   }
 
+  /** Binds a run: its id, contract, plan and planner (keys are reset; other roles' state is not). */
   bind(runId: string, contract: Contract, blueprint: Blueprint): void {
     this.runId = runId;
     this.contract = contract;
@@ -127,6 +130,7 @@ export class RunBinding {
     });
   }
 
+  /** The metadata every call carries: the run's credential, run id and operation. */
   meta(operationId: string): Record<string, string> {
     return {
       [META.credential]: this.rt.options.credential.token,
@@ -135,10 +139,12 @@ export class RunBinding {
     };
   }
 
+  /** The harness's abort signal as a call option, when there is one. */
   signalOption(): { signal?: AbortSignal } {
     return this.rt.options.signal ? { signal: this.rt.options.signal } : {};
   }
 
+  /** The idempotency key of a write: one per operation, or, without the safeguard, one per send. */
   keyFor(operationId: string): string {
     if (this.rt.safeguards.idempotency) {
       let key = this.keys.get(operationId);
@@ -152,10 +158,12 @@ export class RunBinding {
     return perSendKey(this.runId, operationId, this.sends);
   }
 
+  /** An operation of the plan in force, by id. */
   operation(id: string): Operation | undefined {
     return this.operationsById.get(id);
   }
 
+  /** The versions a run is made under (contract, blueprint, model, prompt, policy, tool schemas). */
   currentVersions(toolsHash: string): RunVersions {
     return {
       contract: this.contract.version,

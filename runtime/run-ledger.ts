@@ -37,6 +37,7 @@ export class RunLedger {
 
   constructor(private readonly rt: RunRoles) {}
 
+  /** Reads the bound run's records back from the store into the mirror. */
   reload(): void {
     const run = this.rt.store.getRun(this.rt.binding.runId);
     if (!run)
@@ -51,6 +52,7 @@ export class RunLedger {
     );
   }
 
+  /** Replaces the mirror with these records, and rebuilds results and views from them. */
   load(
     run: RunRecord,
     actions: readonly ActionRecord[],
@@ -112,14 +114,17 @@ export class RunLedger {
     }
   }
 
+  /** The transition to `executing`, unless the run is there already. */
   toExecuting(): { to?: WorkflowState } {
     return this.run.state === 'executing' ? {} : { to: 'executing' };
   }
 
+  /** The id of the run's action for an operation. */
   actionId(operationId: string): string {
     return `${this.rt.binding.runId}:${operationId}`;
   }
 
+  /** The committed action of an operation; throws when there is none. */
   mustAction(operationId: string): ActionRecord {
     const action = this.actions.get(operationId);
     if (!action)
@@ -130,6 +135,7 @@ export class RunLedger {
     return action;
   }
 
+  /** A new action record for an operation, keeping what its previous record holds (key, attempts, approval, creation time). */
   actionRecord(
     operationId: string,
     tool: string,
@@ -160,6 +166,7 @@ export class RunLedger {
     };
   }
 
+  /** An evidence record, stamped now and named after the event that will commit it. */
   evidenceRecord(
     operationId: string,
     tool: string,
@@ -188,6 +195,7 @@ export class RunLedger {
     });
   }
 
+  /** Results and the planner's views rebuilt from the mirror (a new views list). */
   rebuildResults(): void {
     this.results = { input: this.run.input };
     for (const e of this.evidence) if (e.operationId) this.results[e.operationId] = e.content;
@@ -219,11 +227,13 @@ export class RunLedger {
     this.views[at] = view;
   }
 
+  /** An operation's arguments resolved against the run's results. */
   resolveArgs(op: Operation): Record<string, unknown> {
     const scope = this.scope();
     return Object.fromEntries(Object.entries(op.args).map(([k, v]) => [k, resolveValue(v, scope)]));
   }
 
+  /** The run's outcome as it stands. */
   outcome(): RunOutcome {
     return {
       runId: this.rt.binding.runId,

@@ -21,6 +21,7 @@ export class RunLoop {
 
   constructor(private readonly rt: RunRoles) {}
 
+  /** Runs turns until the run is terminal or blocked, and returns how it ended. */
   async loop(): Promise<RunOutcome> {
     let invalidOutputs = 0;
     // Consecutive planner calls that failed for a reason other than their output (the backoff's attempt).

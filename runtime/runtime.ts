@@ -43,6 +43,10 @@ export interface StartInput {
  * with a checkpoint, postconditions verified, then the run advances. A new instance over the
  * same store resumes any run from its last checkpoint without redoing a confirmed action.
  *
+ * This class is the composition only: it starts or resumes a run and wires the roles that do
+ * the work, each a module of its own (the run loop, the write protocol, the reconciler, ...;
+ * see {@link RunRoles}).
+ *
  * @example
  * ```ts
  * const runtime = new ReferenceRuntime({ store, client, clock, credential });

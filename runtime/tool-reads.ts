@@ -19,6 +19,7 @@ export class ToolReads {
 
   constructor(private readonly rt: RunRoles) {}
 
+  /** One read the planner asked for: gated, retried by class, committed with its evidence. */
   async read(
     op: Operation,
     args: Record<string, unknown>,

@@ -16,6 +16,7 @@ export class Verification {
     return this.rt.safeguards['verify-before-finish'] && op.postconditions.length > 0;
   }
 
+  /** Reads fresh what a confirmed write should have made true, and records the verdict. */
   async verifyPostconditions(op: Operation): Promise<{ ok: boolean; failures: string[] }> {
     if (!this.mustVerify(op)) return { ok: true, failures: [] };
     const verdict = await verifyChecks(
@@ -33,6 +34,7 @@ export class Verification {
     return verdict;
   }
 
+  /** Completes the run once its completion checks hold (or stops it when they do not). */
   async finish(summary: string): Promise<void> {
     if (this.rt.safeguards['verify-before-finish']) {
       const gathered = new Set(this.rt.ledger.evidence.map((e) => e.operationId ?? ''));

@@ -16,6 +16,7 @@ import type { RunRoles } from './run-roles.js';
 export class WriteProtocol {
   constructor(private readonly rt: RunRoles) {}
 
+  /** One write, replay-safe: gate and approvals, checks, intent with its key, then the send. */
   async write(
     op: Operation,
     args: Record<string, unknown>,
