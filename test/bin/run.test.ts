@@ -62,8 +62,8 @@ describe('faultline run (whole suite, default options)', () => {
   // this proves `npx faultline run` itself (exit status, nothing else on stderr) end to end.
   beforeAll(() => {
     const out = tempDir('cli');
-    ran = { ...faultline(['run', '--out', out]), out };
-  });
+    ran = { ...faultline(['run', '--out', out], { timeout: 240_000 }), out };
+  }, 240_000);
 
   it('exits 0 with nothing on stderr', () => {
     expect(ran.stderr).toBe('');
