@@ -57,7 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('--agent ./module.ts', () => {
-  it('runs the README example: every record names the agent and its version', async () => {
+  it('runs the README example: every record names the agent and its version', () => {
     expect(serial.map(gist)).toEqual([
       expect.objectContaining({
         id: 'my-agent|bounded|refunds/partial-refund|none|0',

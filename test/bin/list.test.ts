@@ -34,12 +34,12 @@ describe('faultline list', () => {
     ran = await faultlineInProcess(['list']);
   });
 
-  it('exits 0 with nothing on stderr', async () => {
+  it('exits 0 with nothing on stderr', () => {
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
   });
 
-  it('lists every built-in scenario under its world, with its tier and fault plans', async () => {
+  it('lists every built-in scenario under its world, with its tier and fault plans', () => {
     const worlds = [...new Set(BUILT_IN_SCENARIOS.map((s) => s.world.name))];
     expect(ran.stdout).toContain(
       `Scenarios (${BUILT_IN_SCENARIOS.length} in ${worlds.length} worlds)`,
@@ -56,7 +56,7 @@ describe('faultline list', () => {
     }
   });
 
-  it('lists every fault kind with its layer, coverage and a description, and every agent of the zoo', async () => {
+  it('lists every fault kind with its layer, coverage and a description, and every agent of the zoo', () => {
     for (const c of faultCoverage(BUILT_IN_SCENARIOS)) {
       const mark = meetsCoverageBar(c) ? ' ' : '!';
       const count = `${c.scenarios.length}/${c.worlds.length}`;

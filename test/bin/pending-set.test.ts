@@ -224,7 +224,7 @@ describe('a fresh run over a previous set', () => {
 });
 
 describe('a commit a kill interrupted', () => {
-  it('is finished by the next writer: the new set whole, its trajectories in place, the old ones gone', async () => {
+  it('is finished by the next writer: the new set whole, its trajectories in place, the old ones gone', () => {
     const out = tempDir('commit');
     const definition = {
       agent: 'reference',

@@ -50,13 +50,13 @@ describe('faultline show: a failing run', () => {
     ]);
   });
 
-  it('exits 0, nothing on stderr, no colour codes when NO_COLOR is set', async () => {
+  it('exits 0, nothing on stderr, no colour codes when NO_COLOR is set', () => {
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
     expect(ran.stdout).not.toContain('\u001b[');
   });
 
-  it('heads with the verdict, what ran, how it ended and how to replay it', async () => {
+  it('heads with the verdict, what ran, how it ended and how to replay it', () => {
     const r = result('message-ack-lost');
 
     expect(ran.stdout.split('\n')[0]).toBe(
@@ -68,7 +68,7 @@ describe('faultline show: a failing run', () => {
     expect(ran.stdout).toContain(`\nreplay   ${r.replay}\n`);
   });
 
-  it('prints the timeline in virtual time: states, calls with faults, faults and effects', async () => {
+  it('prints the timeline in virtual time: states, calls with faults, faults and effects', () => {
     const lines = timeline(ran.stdout);
     const kinds = lines.map(([, kind]) => kind);
     const at = (pattern: RegExp): number => lines.findIndex(([, , rest]) => pattern.test(rest));
@@ -98,7 +98,7 @@ describe('faultline show: a failing run', () => {
     expect(at(/^executing → completed {2}run\.completed/)).toBeGreaterThan(resent);
   });
 
-  it('lists the findings per dimension, each with the entries it cites, marked in the timeline', async () => {
+  it('lists the findings per dimension, each with the entries it cites, marked in the timeline', () => {
     const findings = ran.stdout.slice(ran.stdout.indexOf('\nFindings\n'));
 
     expect(findings).toMatch(/^ {2}✗ recovery · score 0\.00$/m);
@@ -164,7 +164,7 @@ describe('faultline show: naming the run', () => {
     expect(ran.stdout).toContain(`\nrun      ${result('refund-ack-lost').id}\n`);
   });
 
-  it('matches the most exact form first: id, scenario/plan/trial, scenario/plan, any part', async () => {
+  it('matches the most exact form first: id, scenario/plan/trial, scenario/plan, any part', () => {
     const r = result('refund-ack-lost');
     const found = (query: string, runs: readonly RunResult[] = results): RunMatch =>
       findRun(runs, query);

@@ -111,7 +111,7 @@ describe('faultline show --transcript', () => {
     );
   });
 
-  it('keeps a model’s control characters from acting on the terminal', async () => {
+  it('keeps a model’s control characters from acting on the terminal', () => {
     const trajectory = JSON.parse(readFileSync(join(out, run.trajectoryFile), 'utf8')) as {
       modelCalls: { reply: { text: string } | null }[];
     };

@@ -30,7 +30,7 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('faultline run: serial, workers, shards', () => {
-  it('stores one record per run, each with its trajectory, in suite order', async () => {
+  it('stores one record per run, each with its trajectory, in suite order', () => {
     const results = readResults(serial).results;
     expect(results.length).toBeGreaterThan(20);
     expect(results.map((r) => r.index)).toEqual(results.map((_, i) => i));

@@ -106,6 +106,8 @@ export async function faultlineInProcess(
 }
 
 function setEnv(key: string, value: string | undefined): void {
+  // process.env is a map of variables: an unset one is removed, as the shell's `unset` would.
+  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
   if (value === undefined) delete process.env[key];
   else process.env[key] = value;
 }
