@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readResults, type RunResult } from '../../reports/results.js';
 import { EXPECTED_EXPORT } from '../../scenarios/agent-module.js';
-import { expectInputError, faultline, ROOT, tempDir } from '../support/cli.js';
+import { expectInputError, faultline, faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
 
 /** The README's agent module, run as a user would run it. */
 const EXAMPLE = './examples/my-agent.ts';
@@ -49,9 +49,9 @@ function configWithAgents(): string {
 let serial: RunResult[] = [];
 let serialOut = '';
 
-beforeAll(() => {
+beforeAll(async () => {
   serialOut = join(tempDir('agents'), 'out');
-  const ran = faultline(['run', ...TWO, '--agent', EXAMPLE, '--out', serialOut]);
+  const ran = await faultlineInProcess(['run', ...TWO, '--agent', EXAMPLE, '--out', serialOut]);
   expect(ran.status, ran.stderr).toBe(0);
   serial = readResults(serialOut).results;
 }, 60_000);
@@ -73,17 +73,17 @@ describe('--agent ./module.ts', () => {
     );
   });
 
-  it('show prints the agent and its version', () => {
-    const ran = faultline(['show', 'crm/update-contact/none', '--out', serialOut]);
+  it('show prints the agent and its version', async () => {
+    const ran = await faultlineInProcess(['show', 'crm/update-contact/none', '--out', serialOut]);
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/agent +my-agent 1\.0\.0 · mode bounded/);
   }, 120_000);
 });
 
 describe('agents in faultline.config', () => {
-  it('run.agent names a configured module; workers rebuild it in their own threads', () => {
+  it('run.agent names a configured module; workers rebuild it in their own threads', async () => {
     const out = join(tempDir('agents-workers'), 'out');
-    const ran = faultline([
+    const ran = await faultlineInProcess([
       ...['run', ...TWO],
       '--config',
       configWithAgents(),
@@ -96,10 +96,10 @@ describe('agents in faultline.config', () => {
     expect(readResults(out).results.map(gist)).toEqual(serial.map(gist));
   }, 120_000);
 
-  it('an inline agent runs under workers too, and list shows the configured agents', () => {
+  it('an inline agent runs under workers too, and list shows the configured agents', async () => {
     const config = configWithAgents();
     const out = join(tempDir('agents-inline'), 'out');
-    const ran = faultline([
+    const ran = await faultlineInProcess([
       ...['run', 'crm/update-contact', '--plan', 'none', '--trials', '2', '--workers', '2'],
       ...['--agent', 'inline', '--config', config, '--out', out],
     ]);
@@ -110,7 +110,7 @@ describe('agents in faultline.config', () => {
       ['inline', '7', 1],
     ]);
 
-    const listed = faultline(['list', '--json', '--config', config]);
+    const listed = await faultlineInProcess(['list', '--json', '--config', config]);
     expect(listed.status, listed.stderr).toBe(0);
     const { agents } = JSON.parse(listed.stdout) as {
       agents: { name: string; configured?: string }[];
@@ -125,12 +125,12 @@ describe('agents in faultline.config', () => {
     expect(agents.map((a) => a.name)).toContain('reference');
   }, 120_000);
 
-  it('refuses a configured name that shadows a zoo agent', () => {
+  it('refuses a configured name that shadows a zoo agent', async () => {
     const dir = tempDir('agents-shadow');
     const file = join(dir, 'faultline.config.mjs');
     writeFileSync(file, `export default { agents: { reference: './mine.ts' } };\n`);
     expectInputError(
-      faultline(['run', '--config', file, '--out', join(dir, 'out')]),
+      await faultlineInProcess(['run', '--config', file, '--out', join(dir, 'out')]),
       /agents\.reference: "reference" is an agent of the zoo already; give yours a name of its own$/,
       'run',
     );
@@ -158,10 +158,17 @@ describe('bad agent modules: one line, exit 2, nothing written', () => {
     ],
   ])(
     '%s',
-    (name, pattern) => {
+    async (name, pattern) => {
       const out = join(tempDir('agents-bad'), 'out');
       expectInputError(
-        faultline(['run', 'crm/update-contact', '--agent', fixture(name), '--out', out]),
+        await faultlineInProcess([
+          'run',
+          'crm/update-contact',
+          '--agent',
+          fixture(name),
+          '--out',
+          out,
+        ]),
         pattern,
         'run',
       );
@@ -189,6 +196,8 @@ describe('a TypeScript agent in a package that is not "type": "module"', () => {
       "import { name } from 'esm-only';\nexport default { name, start: async () => undefined };\n",
     );
     const out = join(dir, 'out');
+    // Spawned: how the real binary's loader (tsx) compiles the agent is the point; in this
+    // process vitest's loader would compile it as an ES module and hide the refusal.
     expectInputError(
       faultline(['run', 'crm/update-contact', '--agent', join(dir, 'agent.ts'), '--out', out]),
       /agent\.ts loads as CommonJS because .*package\.json does not say "type": "module"; faultline is an ES module: add "type": "module" there, or name the file \.mts\)$/,
@@ -199,9 +208,9 @@ describe('a TypeScript agent in a package that is not "type": "module"', () => {
 });
 
 describe('an agent that never returns', () => {
-  it('ends as a graded run-hung, through the real command', () => {
+  it('ends as a graded run-hung, through the real command', async () => {
     const out = join(tempDir('agents-hung'), 'out');
-    const ran = faultline([
+    const ran = await faultlineInProcess([
       ...['run', 'crm/update-contact', '--plan', 'none'],
       ...['--agent', './test/fixtures/agents/never-returns.ts', '--out', out],
     ]);
@@ -213,9 +222,9 @@ describe('an agent that never returns', () => {
 });
 
 describe('--resume with another agent', () => {
-  it('is refused, naming what differs', () => {
+  it('is refused, naming what differs', async () => {
     const out = join(tempDir('agents-resume'), 'out');
-    const first = faultline([
+    const first = await faultlineInProcess([
       ...['run', 'crm/update-contact', '--plan', 'none'],
       ...['--agent', './test/fixtures/agents/counting-agent.js', '--out', out],
     ]);
@@ -223,7 +232,7 @@ describe('--resume with another agent', () => {
     expect(first.status, first.stderr).toBe(1);
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
 
-    const ran = faultline([
+    const ran = await faultlineInProcess([
       ...['run', 'crm/update-contact', '--plan', 'none', '--resume'],
       ...['--agent', EXAMPLE, '--out', out],
     ]);
@@ -239,8 +248,8 @@ describe('--resume with another agent', () => {
 });
 
 describe('matrix and explore take a module agent', () => {
-  it('matrix --agent ./module.ts', () => {
-    const ran = faultline([
+  it('matrix --agent ./module.ts', async () => {
+    const ran = await faultlineInProcess([
       ...['matrix', 'crm/update-contact', '--agent', EXAMPLE, '--json'],
       ...['--out', join(tempDir('agents-matrix'), 'out')],
     ]);
@@ -250,9 +259,9 @@ describe('matrix and explore take a module agent', () => {
     expect((JSON.parse(json) as { agents: string[] }).agents).toEqual(['my-agent']);
   }, 120_000);
 
-  it('explore --agent ./module.ts', () => {
+  it('explore --agent ./module.ts', async () => {
     const dir = tempDir('agents-explore');
-    const ran = faultline([
+    const ran = await faultlineInProcess([
       ...['explore', 'crm/update-contact', '--agent', EXAMPLE, '--runs', '2', '--seed', '1'],
       ...['--out', join(dir, 'out'), '--regressions', join(dir, 'regressions')],
     ]);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTLINE_VERSION } from '../../bin/agent-source.js';
 import type { Comparison } from '../../reports/compare.js';
-import { faultline, expectInputError, tempDir } from '../support/cli.js';
+import { faultlineInProcess, expectInputError, tempDir } from '../support/cli.js';
 import { makeResultSet } from '../support/result-sets.js';
 
 let root = '';
@@ -50,11 +50,11 @@ afterAll(() => {
 });
 
 describe('faultline compare A B', () => {
-  it('exits 1 when B regressed, printing what differs, the rates, McNemar, pass^k, the gate, regressions with replays', () => {
+  it('exits 1 when B regressed, printing what differs, the rates, McNemar, pass^k, the gate, regressions with replays', async () => {
     const before = { a: snapshot(reference), b: snapshot(mutant) };
 
     // Two lost pairs give p = 0.5: only an alpha that lenient lets them gate.
-    const ran = faultline(['compare', reference, mutant, '--alpha', '0.5']);
+    const ran = await faultlineInProcess(['compare', reference, mutant, '--alpha', '0.5']);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(1);
@@ -104,8 +104,8 @@ describe('faultline compare A B', () => {
     expect({ a: snapshot(reference), b: snapshot(mutant) }).toEqual(before);
   });
 
-  it('exits 0 when the drop is larger than the threshold but not significant at the default alpha, saying so', () => {
-    const ran = faultline(['compare', reference, mutant]);
+  it('exits 0 when the drop is larger than the threshold but not significant at the default alpha, saying so', async () => {
+    const ran = await faultlineInProcess(['compare', reference, mutant]);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -120,27 +120,47 @@ describe('faultline compare A B', () => {
     );
   });
 
-  it('exits 0 when the drop is within --threshold, however significant', () => {
-    const ran = faultline(['compare', reference, mutant, '--threshold', '0.5', '--alpha', '1']);
+  it('exits 0 when the drop is within --threshold, however significant', async () => {
+    const ran = await faultlineInProcess([
+      'compare',
+      reference,
+      mutant,
+      '--threshold',
+      '0.5',
+      '--alpha',
+      '1',
+    ]);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('B did not regress: no core dimension dropped more than 50 pp');
   });
 
-  it("takes threshold and alpha from the config's compare section, and --threshold over it", () => {
+  it("takes threshold and alpha from the config's compare section, and --threshold over it", async () => {
     const config = join(root, 'lenient.config.mjs');
     writeFileSync(config, 'export default { compare: { maxRegression: 0.5, alpha: 0.5 } };\n');
 
-    expect(faultline(['compare', reference, mutant, '--config', config]).status).toBe(0);
+    expect(
+      (await faultlineInProcess(['compare', reference, mutant, '--config', config])).status,
+    ).toBe(0);
     // p = 0.5 gates only under the config's alpha 0.5: the default 0.05 would not.
     expect(
-      faultline(['compare', reference, mutant, '--config', config, '--threshold', '0.4']).status,
+      (
+        await faultlineInProcess([
+          'compare',
+          reference,
+          mutant,
+          '--config',
+          config,
+          '--threshold',
+          '0.4',
+        ])
+      ).status,
     ).toBe(1);
   });
 
-  it('exits 0 the other way round, listing the fixes with the replay of the failing run', () => {
-    const ran = faultline(['compare', mutant, reference, '--alpha', '1']);
+  it('exits 0 the other way round, listing the fixes with the replay of the failing run', async () => {
+    const ran = await faultlineInProcess(['compare', mutant, reference, '--alpha', '1']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Regressions — passed in A, failed in B (0): none');
@@ -150,17 +170,23 @@ describe('faultline compare A B', () => {
     );
   });
 
-  it('reads results.jsonl files as well as folders, and a set against itself does not regress', () => {
-    const ran = faultline(['compare', join(reference, 'results.jsonl'), reference, '--k', '1']);
+  it('reads results.jsonl files as well as folders, and a set against itself does not regress', async () => {
+    const ran = await faultlineInProcess([
+      'compare',
+      join(reference, 'results.jsonl'),
+      reference,
+      '--k',
+      '1',
+    ]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/│ pass\^1 +│ A +│ B +│ Δ +│/);
   });
 
-  it('lists unpaired runs of each side', () => {
+  it('lists unpaired runs of each side', async () => {
     const fewer = variant('fewer', (lines) => `${lines.slice(1).join('\n')}\n`);
 
-    const ran = faultline(['compare', reference, fewer]);
+    const ran = await faultlineInProcess(['compare', reference, fewer]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('3 pair(s) by scenario, fault plan, seed and trial');
@@ -172,8 +198,8 @@ describe('faultline compare A B', () => {
     expect(ran.stdout).toContain('Unpaired runs of B (0): none');
   });
 
-  it('prints the comparison as JSON with --json', () => {
-    const ran = faultline(['compare', reference, mutant, '--json']);
+  it('prints the comparison as JSON with --json', async () => {
+    const ran = await faultlineInProcess(['compare', reference, mutant, '--json']);
 
     expect(ran.status).toBe(0);
     const json = JSON.parse(ran.stdout) as Comparison & { sources: { a: string; b: string } };
@@ -203,33 +229,33 @@ describe('faultline compare A B', () => {
 });
 
 describe('faultline compare: bad input exits 2 with one line naming what and where', () => {
-  it('a results file with a corrupt line', () => {
+  it('a results file with a corrupt line', async () => {
     const dir = variant(
       'corrupt',
       (lines) => `${[lines[0], '{"format": "faultl', ...lines.slice(2)].join('\n')}\n`,
     );
 
     expectInputError(
-      faultline(['compare', reference, dir]),
+      await faultlineInProcess(['compare', reference, dir]),
       new RegExp(
         `^faultline compare: ${dir}/results\\.jsonl:2: not JSON — the results file is corrupt$`,
       ),
     );
   });
 
-  it('a results file cut short by a kill', () => {
+  it('a results file cut short by a kill', async () => {
     const dir = variant(
       'truncated',
       (lines) => `${lines.slice(0, 3).join('\n')}\n${lines[3]!.slice(0, 40)}`,
     );
 
     expectInputError(
-      faultline(['compare', dir, reference]),
+      await faultlineInProcess(['compare', dir, reference]),
       new RegExp(`^faultline compare: ${dir}/results\\.jsonl:4: truncated \\(`),
     );
   });
 
-  it('a results file of another format version', () => {
+  it('a results file of another format version', async () => {
     const dir = variant(
       'version',
       (lines) =>
@@ -237,23 +263,23 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline(['compare', reference, dir]),
+      await faultlineInProcess(['compare', reference, dir]),
       new RegExp(
         `^faultline compare: ${dir}/results\\.jsonl:3: format version 2; this faultline reads version 1$`,
       ),
     );
   });
 
-  it('a folder with no results', () => {
+  it('a folder with no results', async () => {
     const empty = join(root, 'nothing-here');
 
     expectInputError(
-      faultline(['compare', reference, empty]),
+      await faultlineInProcess(['compare', reference, empty]),
       new RegExp(`^faultline compare: ${empty}/results\\.jsonl: no results here`),
     );
   });
 
-  it('two sets that share no runs', () => {
+  it('two sets that share no runs', async () => {
     const reseeded = variant('reseeded', (lines) =>
       lines
         .map((l) => {
@@ -264,12 +290,12 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline(['compare', reference, reseeded]),
+      await faultlineInProcess(['compare', reference, reseeded]),
       /^faultline compare: A and B share no runs: no scenario, fault plan, seed and trial appear in both \(A: 4 run\(s\) of 1 scenario\(s\), e\.g\. refunds\/partial-refund \/ refund-ack-lost \/ seed 7 \/ trial 0; B: /,
     );
   });
 
-  it('a set holding two runs of one pair', () => {
+  it('a set holding two runs of one pair', async () => {
     const twice = join(root, 'twice');
     mkdirSync(twice, { recursive: true });
     const lines = readFileSync(join(reference, 'results.jsonl'), 'utf8').trimEnd().split('\n');
@@ -279,47 +305,47 @@ describe('faultline compare: bad input exits 2 with one line naming what and whe
     writeFileSync(join(twice, 'results.jsonl'), `${[...lines, ...bounded].join('\n')}\n`);
 
     expectInputError(
-      faultline(['compare', twice, reference]),
+      await faultlineInProcess(['compare', twice, reference]),
       /^faultline compare: A holds two runs of refunds\/partial-refund \/ refund-ack-lost \/ seed 7 \/ trial 0 /,
     );
   });
 
-  it('bad arguments', () => {
+  it('bad arguments', async () => {
     expectInputError(
-      faultline(['compare', reference]),
+      await faultlineInProcess(['compare', reference]),
       /^faultline compare: compare takes two result sets, A and B \(got 1\)/,
     );
     expectInputError(
-      faultline(['compare', reference, mutant, '--threshold', '5%']),
+      await faultlineInProcess(['compare', reference, mutant, '--threshold', '5%']),
       /^faultline compare: --threshold must be a fraction between 0 and 1, e\.g\. 0\.05 \(got "5%"\)$/,
     );
     expectInputError(
-      faultline(['compare', reference, mutant, '--k', '0']),
+      await faultlineInProcess(['compare', reference, mutant, '--k', '0']),
       /--k must be a whole number ≥ 1 \(got "0"\)/,
     );
   });
 
-  it('an --alpha outside (0, 1]', () => {
+  it('an --alpha outside (0, 1]', async () => {
     expectInputError(
-      faultline(['compare', reference, mutant, '--alpha', '0']),
+      await faultlineInProcess(['compare', reference, mutant, '--alpha', '0']),
       /^faultline compare: --alpha must be a significance level above 0 and at most 1, e\.g\. 0\.05 \(got "0"\)$/,
     );
   });
 
-  it('a config whose compare.maxRegression is out of range', () => {
+  it('a config whose compare.maxRegression is out of range', async () => {
     const config = join(root, 'bad.config.mjs');
     writeFileSync(config, 'export default { compare: { maxRegression: 2 } };\n');
 
     expectInputError(
-      faultline(['compare', reference, mutant, '--config', config]),
+      await faultlineInProcess(['compare', reference, mutant, '--config', config]),
       /^faultline compare: Invalid config .*bad\.config\.mjs: compare\.maxRegression: /,
     );
   });
 });
 
 describe('faultline compare --help', () => {
-  it('prints the usage and exits 0', () => {
-    const ran = faultline(['compare', '--help']);
+  it('prints the usage and exits 0', async () => {
+    const ran = await faultlineInProcess(['compare', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline compare A B \[options\]/);

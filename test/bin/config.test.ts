@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
-import { faultline, tempDir } from '../support/cli.js';
+import { faultlineInProcess, tempDir } from '../support/cli.js';
 
 function config(text: string): { file: string; out: string } {
   const dir = tempDir('config');
@@ -12,11 +12,18 @@ function config(text: string): { file: string; out: string } {
 }
 
 describe('faultline.config', () => {
-  it('sets run defaults, and command-line options override them', () => {
+  it('sets run defaults, and command-line options override them', async () => {
     const { file, out } = config(
       `export default { run: { trials: 2, reporters: ['json'], faults: 'none' } };`,
     );
-    const ran = faultline(['run', 'refunds/full-refund', '--config', file, '--out', out]);
+    const ran = await faultlineInProcess([
+      'run',
+      'refunds/full-refund',
+      '--config',
+      file,
+      '--out',
+      out,
+    ]);
     expect(ran.status, ran.stderr).toBe(0);
     expect(readResults(out).results.map((r) => [r.faultPlanId, r.trial])).toEqual([
       ['none', 0],
@@ -24,7 +31,7 @@ describe('faultline.config', () => {
     ]);
     expect(existsSync(join(out, 'report.json'))).toBe(true);
 
-    const overridden = faultline([
+    const overridden = await faultlineInProcess([
       'run',
       'refunds/full-refund',
       '--config',
@@ -38,11 +45,11 @@ describe('faultline.config', () => {
     expect(readResults(out).results).toHaveLength(1);
   });
 
-  it('refuses a config with a mistake in one line naming the file and the field', () => {
+  it('refuses a config with a mistake in one line naming the file and the field', async () => {
     const { file, out } = config(
       `export default { run: { trials: 'three' }, gates: { sideways: {} } };`,
     );
-    const ran = faultline(['run', '--config', file, '--out', out]);
+    const ran = await faultlineInProcess(['run', '--config', file, '--out', out]);
     expect(ran.status).toBe(2);
     const lines = ran.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -52,8 +59,8 @@ describe('faultline.config', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it('refuses a config file that does not exist', () => {
-    const ran = faultline(['run', '--config', 'no-such.config.mjs']);
+  it('refuses a config file that does not exist', async () => {
+    const ran = await faultlineInProcess(['run', '--config', 'no-such.config.mjs']);
     expect(ran.status).toBe(2);
     expect(ran.stderr.trim()).toBe(
       'faultline run: Invalid config no-such.config.mjs: (file): no such file',

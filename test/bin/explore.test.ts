@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { regressionSchema } from '../../scenarios/regression.js';
-import { expectInputError, faultline, tempDir } from '../support/cli.js';
+import { expectInputError, faultlineInProcess, tempDir } from '../support/cli.js';
 
 const dir = tempDir('explore');
 const regressions = join(dir, 'regressions');
@@ -14,8 +14,8 @@ describe('faultline explore', () => {
   let replay = '';
   let planId = '';
 
-  it('finds a counterexample, shrinks it, says how to replay it, saves it and exits 1', () => {
-    const ran = faultline(
+  it('finds a counterexample, shrinks it, says how to replay it, saves it and exits 1', async () => {
+    const ran = await faultlineInProcess(
       [
         'explore',
         'refunds/partial-refund',
@@ -71,8 +71,8 @@ describe('faultline explore', () => {
     );
   });
 
-  it('replays the counterexample from the printed command', () => {
-    const ran = faultline(
+  it('replays the counterexample from the printed command', async () => {
+    const ran = await faultlineInProcess(
       [...replay.split(' '), '--regressions', regressions, '--out', join(dir, 'out')],
       {
         timeout: 120_000,
@@ -89,17 +89,17 @@ describe('faultline explore', () => {
     );
   });
 
-  it('leaves a regression faultline run includes: the mutant fails it, the reference passes', () => {
+  it('leaves a regression faultline run includes: the mutant fails it, the reference passes', async () => {
     const args = ['run', 'refunds/partial-refund', '--plan', planId, '--regressions', regressions];
 
-    const mutant = faultline([
+    const mutant = await faultlineInProcess([
       ...args,
       '--agent',
       'no-reconcile',
       '--out',
       join(dir, 'run-mutant'),
     ]);
-    const reference = faultline([...args, '--out', join(dir, 'run-reference')]);
+    const reference = await faultlineInProcess([...args, '--out', join(dir, 'run-reference')]);
 
     expect(mutant.status, mutant.stderr).toBe(1);
     expect(mutant.stdout).toContain('1 run(s) of 1 scenario(s): 0 passed, 1 failed');
@@ -107,8 +107,8 @@ describe('faultline explore', () => {
     expect(reference.stdout).toContain('1 run(s) of 1 scenario(s): 1 passed, 0 failed');
   });
 
-  it('exits 0 when no plan breaks an invariant', () => {
-    const ran = faultline(
+  it('exits 0 when no plan breaks an invariant', async () => {
+    const ran = await faultlineInProcess(
       [
         'explore',
         'refunds/approval-denied',
@@ -146,15 +146,15 @@ describe('faultline explore', () => {
       ['explore', 'refunds/full-refund', '--path', '3:1'],
       /--path replays a search: give the --seed/,
     ],
-  ] as const)('refuses %j with one line and exit 2, writing nothing', (args, message) => {
-    const ran = faultline([...args, '--regressions', join(dir, 'untouched')]);
+  ] as const)('refuses %j with one line and exit 2, writing nothing', async (args, message) => {
+    const ran = await faultlineInProcess([...args, '--regressions', join(dir, 'untouched')]);
 
     expectInputError(ran, message, 'explore');
     expect(() => readdirSync(join(dir, 'untouched'))).toThrow();
   });
 
-  it('has help', () => {
-    const ran = faultline(['explore', '--help']);
+  it('has help', async () => {
+    const ran = await faultlineInProcess(['explore', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline explore SCENARIO \[options\]/);
@@ -164,8 +164,8 @@ describe('faultline explore', () => {
     );
   });
 
-  it('is listed in the top-level help', () => {
-    expect(faultline(['--help']).stdout).toContain(
+  it('is listed in the top-level help', async () => {
+    expect((await faultlineInProcess(['--help'])).stdout).toContain(
       'explore SCENARIO  search fault plans for the smallest one that breaks an agent',
     );
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { expectInputError, faultline, ROOT, tempDir, type Ran } from '../support/cli.js';
+import { expectInputError, faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
 
 /** A small suite with faults: long enough (tens of runs) for a second writer to meet it. */
 const SUITE = ['run', 'refunds/*', '--trials', '2'];
@@ -63,35 +63,42 @@ describe('the lock on a result set folder', () => {
     expect(existsSync(join(out, '.lock'))).toBe(false);
   }, 240_000);
 
-  it('refuses a writer while a live process holds the lock, writing nothing', () => {
+  it('refuses a writer while a live process holds the lock, writing nothing', async () => {
     const out = tempDir('lock');
-    // This test's own process stands for a run in progress.
-    writeFileSync(join(out, '.lock'), JSON.stringify({ pid: process.pid, command: 'merge' }));
+    // A live process other than this one (the command runs in this process) stands for a run in
+    // progress: the one that started this test worker.
+    writeFileSync(join(out, '.lock'), JSON.stringify({ pid: process.ppid, command: 'merge' }));
 
-    const ran = faultline(['run', 'refunds/full-refund', '--out', out], SLOW);
+    const ran = await faultlineInProcess(['run', 'refunds/full-refund', '--out', out], SLOW);
 
     expectInputError(ran, /is in use by another faultline merge \(pid \d+\)/, 'run');
     expect(readdirSync(out)).toEqual(['.lock']);
   }, 120_000);
 
-  it('takes over a stale lock, left by a process that is gone', () => {
+  it('takes over a stale lock, left by a process that is gone', async () => {
     const out = tempDir('lock');
     writeFileSync(join(out, '.lock'), JSON.stringify({ pid: deadPid(), command: 'run' }));
 
-    const ran = faultline(['run', 'refunds/full-refund', '--plan', 'none', '--out', out], SLOW);
+    const ran = await faultlineInProcess(
+      ['run', 'refunds/full-refund', '--plan', 'none', '--out', out],
+      SLOW,
+    );
 
     expect(ran.status, ran.stderr).toBe(0);
     expect(readResults(out).results).toHaveLength(1);
     expect(existsSync(join(out, '.lock'))).toBe(false);
   }, 120_000);
 
-  it('is taken by merge too', () => {
+  it('is taken by merge too', async () => {
     const shard = tempDir('lock');
-    expect(faultline(['run', 'refunds/full-refund', '--out', shard], SLOW).status).toBe(0);
+    expect(
+      (await faultlineInProcess(['run', 'refunds/full-refund', '--out', shard], SLOW)).status,
+    ).toBe(0);
     const out = tempDir('lock');
-    writeFileSync(join(out, '.lock'), JSON.stringify({ pid: process.pid, command: 'run' }));
+    // A live process other than this one, as above.
+    writeFileSync(join(out, '.lock'), JSON.stringify({ pid: process.ppid, command: 'run' }));
 
-    const ran = faultline(['merge', shard, '--out', out], SLOW);
+    const ran = await faultlineInProcess(['merge', shard, '--out', out], SLOW);
 
     expectInputError(ran, /is in use by another faultline run/, 'merge');
   }, 120_000);

@@ -3,7 +3,7 @@ import { FAULT_KINDS } from '../../faults/catalog.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
 import { faultCoverage, meetsCoverageBar } from '../../scenarios/library/coverage.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { faultline, type Ran } from '../support/cli.js';
+import { faultlineInProcess, type Ran } from '../support/cli.js';
 
 interface Listing {
   worlds: {
@@ -30,8 +30,8 @@ interface Listing {
 
 describe('faultline list', () => {
   let ran: Ran;
-  beforeAll(() => {
-    ran = faultline(['list']);
+  beforeAll(async () => {
+    ran = await faultlineInProcess(['list']);
   });
 
   it('exits 0 with nothing on stderr', () => {
@@ -75,8 +75,8 @@ describe('faultline list', () => {
 });
 
 describe('faultline list --json', () => {
-  it('prints the same catalogue as JSON', () => {
-    const ran = faultline(['list', '--json']);
+  it('prints the same catalogue as JSON', async () => {
+    const ran = await faultlineInProcess(['list', '--json']);
 
     expect(ran.status).toBe(0);
     const listing = JSON.parse(ran.stdout) as Listing;
@@ -105,9 +105,9 @@ describe('faultline list --json', () => {
 });
 
 describe('faultline list, bad usage', () => {
-  it('exits 2 with one line on stderr for an unknown option or an argument', () => {
+  it('exits 2 with one line on stderr for an unknown option or an argument', async () => {
     for (const args of [['--bogus'], ['refunds']]) {
-      const ran = faultline(['list', ...args]);
+      const ran = await faultlineInProcess(['list', ...args]);
       expect(ran.status).toBe(2);
       expect(ran.stdout).toBe('');
       expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -115,16 +115,16 @@ describe('faultline list, bad usage', () => {
     }
   });
 
-  it('prints its help and exits 0', () => {
-    const ran = faultline(['list', '--help']);
+  it('prints its help and exits 0', async () => {
+    const ran = await faultlineInProcess(['list', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline list \[options\]/);
     expect(ran.stdout).toContain('--json');
   });
 
-  it('is listed in the command overview', () => {
-    expect(faultline(['--help']).stdout).toMatch(/^ {2}list +list the scenarios/m);
+  it('is listed in the command overview', async () => {
+    expect((await faultlineInProcess(['--help'])).stdout).toMatch(/^ {2}list +list the scenarios/m);
   });
 });
 

@@ -17,7 +17,7 @@ import {
   type RunResult,
 } from '../../reports/results.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
-import { expectInputError, faultline, tempDir } from '../support/cli.js';
+import { expectInputError, faultlineInProcess, tempDir } from '../support/cli.js';
 import { runRecord } from '../support/result-sets.js';
 
 /** A small suite: one scenario, without faults and under each of its fault plans. */
@@ -40,9 +40,9 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 /** A folder holding a finished result set of the small suite. */
-function previousSet(): string {
+async function previousSet(): Promise<string> {
   const out = tempDir('prev');
-  const ran = faultline([...SMALL, '--out', out], SLOW);
+  const ran = await faultlineInProcess([...SMALL, '--out', out], SLOW);
   expect(ran.status, ran.stderr).toBe(0);
   return out;
 }
@@ -59,24 +59,27 @@ function scenarioFile(change: (scenario: Record<string, unknown>) => void): stri
 describe('a bad input refused before anything runs or is written', () => {
   let prev: string;
   let before: Record<string, string>;
-  beforeAll(() => {
-    prev = previousSet();
+  beforeAll(async () => {
+    prev = await previousSet();
     before = snapshot(prev);
   }, 120_000);
 
-  it('an unknown world: exit 2 naming file and field; the previous set untouched', () => {
+  it('an unknown world: exit 2 naming file and field; the previous set untouched', async () => {
     const file = scenarioFile((s) => {
       (s.world as Record<string, unknown>).name = 'bank';
     });
 
-    const ran = faultline([...SMALL, 'mine/*', '--scenarios', file, '--out', prev], SLOW);
+    const ran = await faultlineInProcess(
+      [...SMALL, 'mine/*', '--scenarios', file, '--out', prev],
+      SLOW,
+    );
 
     expectInputError(ran, /world\.name: unknown world "bank" \(known: refunds, /, 'run');
     expect(ran.stderr).toContain(`scenario file ${file} ((file))`);
     expect(snapshot(prev)).toEqual(before);
   }, 120_000);
 
-  it('a fault plan that cannot fire in its world: exit 2, the previous set untouched', () => {
+  it('a fault plan that cannot fire in its world: exit 2, the previous set untouched', async () => {
     const file = scenarioFile((s) => {
       s.faultPlans = [
         {
@@ -86,13 +89,13 @@ describe('a bad input refused before anything runs or is written', () => {
       ];
     });
 
-    const ran = faultline([...SMALL, '--scenarios', file, '--out', prev], SLOW);
+    const ran = await faultlineInProcess([...SMALL, '--scenarios', file, '--out', prev], SLOW);
 
     expectInputError(ran, /the world has no tool "issue_refnd"/, 'run');
     expect(snapshot(prev)).toEqual(before);
   }, 120_000);
 
-  it('a regression file whose plan cannot fire: refused before the first case, not after the last', () => {
+  it('a regression file whose plan cannot fire: refused before the first case, not after the last', async () => {
     const regressions = tempDir('regressions');
     writeFileSync(
       join(regressions, 'broken.json'),
@@ -108,7 +111,10 @@ describe('a bad input refused before anything runs or is written', () => {
       }),
     );
 
-    const ran = faultline([...SMALL, '--regressions', regressions, '--out', prev], SLOW);
+    const ran = await faultlineInProcess(
+      [...SMALL, '--regressions', regressions, '--out', prev],
+      SLOW,
+    );
 
     expectInputError(
       ran,
@@ -118,7 +124,7 @@ describe('a bad input refused before anything runs or is written', () => {
     expect(snapshot(prev)).toEqual(before);
   }, 120_000);
 
-  it('a regression file reusing a plan id of its scenario: refused, not a set with an id twice', () => {
+  it('a regression file reusing a plan id of its scenario: refused, not a set with an id twice', async () => {
     const regressions = tempDir('regressions');
     writeFileSync(
       join(regressions, 'again.json'),
@@ -134,7 +140,10 @@ describe('a bad input refused before anything runs or is written', () => {
       }),
     );
 
-    const ran = faultline([...SMALL, '--regressions', regressions, '--out', prev], SLOW);
+    const ran = await faultlineInProcess(
+      [...SMALL, '--regressions', regressions, '--out', prev],
+      SLOW,
+    );
 
     expectInputError(
       ran,
@@ -144,13 +153,16 @@ describe('a bad input refused before anything runs or is written', () => {
     expect(snapshot(prev)).toEqual(before);
   }, 120_000);
 
-  it('a resume with another seed or agent: refused naming the difference, nothing written', () => {
-    const seed = faultline([...SMALL, '--resume', '--seed', '3', '--out', prev], SLOW);
+  it('a resume with another seed or agent: refused naming the difference, nothing written', async () => {
+    const seed = await faultlineInProcess(
+      [...SMALL, '--resume', '--seed', '3', '--out', prev],
+      SLOW,
+    );
     expectInputError(
       seed,
       /^faultline run: --resume: the set in .* was made with other options: --seed unset \(this resume: 3\); /,
     );
-    const agent = faultline(
+    const agent = await faultlineInProcess(
       [...SMALL, '--resume', '--agent', 'naive-chat-loop', '--plan', 'none', '--out', prev],
       SLOW,
     );
@@ -161,10 +173,10 @@ describe('a bad input refused before anything runs or is written', () => {
     expect(snapshot(prev)).toEqual(before);
   }, 120_000);
 
-  it('a resume with the same options keeps every run and makes none', () => {
+  it('a resume with the same options keeps every run and makes none', async () => {
     const ids = readResults(prev).results.map((r) => r.id);
 
-    const ran = faultline([...SMALL, '--resume', '--out', prev], SLOW);
+    const ran = await faultlineInProcess([...SMALL, '--resume', '--out', prev], SLOW);
 
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`resumed: ${ids.length} finished run(s) kept, 0 run now`);
@@ -173,11 +185,11 @@ describe('a bad input refused before anything runs or is written', () => {
 });
 
 describe('a fresh run over a previous set', () => {
-  it('replaces it whole: records, trajectories and the options it was made with', () => {
-    const out = previousSet();
+  it('replaces it whole: records, trajectories and the options it was made with', async () => {
+    const out = await previousSet();
     const old = readResults(out).results;
 
-    const ran = faultline([...SMALL, '--plan', 'none', '--out', out], SLOW);
+    const ran = await faultlineInProcess([...SMALL, '--plan', 'none', '--out', out], SLOW);
 
     expect(ran.status, ran.stderr).toBe(0);
     const now = readResults(out).results;
@@ -193,8 +205,8 @@ describe('a fresh run over a previous set', () => {
     expect(set.options.plan).toBe('none');
   }, 120_000);
 
-  it('over an unfinished set (a killed run), says it replaced it', () => {
-    const out = previousSet();
+  it('over an unfinished set (a killed run), says it replaced it', async () => {
+    const out = await previousSet();
     // What a run killed after its first record leaves: a pending set of one run.
     const pending = join(out, '.pending');
     mkdirSync(pending);
@@ -202,7 +214,7 @@ describe('a fresh run over a previous set', () => {
     writeFileSync(join(pending, 'results.jsonl'), `${first}\n`);
     writeFileSync(join(pending, 'set.json'), readFileSync(join(out, 'set.json')));
 
-    const fresh = faultline([...SMALL, '--out', out], SLOW);
+    const fresh = await faultlineInProcess([...SMALL, '--out', out], SLOW);
 
     expect(fresh.status, fresh.stderr).toBe(0);
     expect(fresh.stdout).toContain(

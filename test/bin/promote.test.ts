@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTONOMY_LEVELS } from '../../bin/config.js';
 import type { LevelVerdict } from '../../reports/promote.js';
-import { faultline, expectInputError, tempDir } from '../support/cli.js';
+import { faultlineInProcess, expectInputError, tempDir } from '../support/cli.js';
 import { makeResultSet } from '../support/result-sets.js';
 
 let root = '';
@@ -54,8 +54,15 @@ afterAll(() => {
 });
 
 describe('faultline promote RESULTS --to LEVEL', () => {
-  it('exits 0 when every criterion is met, printing each with its measured figure', () => {
-    const ran = faultline(['promote', supervised, '--to', 'supervised', '--config', loose]);
+  it('exits 0 when every criterion is met, printing each with its measured figure', async () => {
+    const ran = await faultlineInProcess([
+      'promote',
+      supervised,
+      '--to',
+      'supervised',
+      '--config',
+      loose,
+    ]);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -79,8 +86,15 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     expect(ran.stdout).toContain('supervised: PASS — all 7 criteria met');
   });
 
-  it('exits 1 when a criterion fails, naming each failed one', () => {
-    const ran = faultline(['promote', mutant, '--to', 'supervised', '--config', loose]);
+  it('exits 1 when a criterion fails, naming each failed one', async () => {
+    const ran = await faultlineInProcess([
+      'promote',
+      mutant,
+      '--to',
+      'supervised',
+      '--config',
+      loose,
+    ]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(/│ duplicate side effects +│ ≤ 0 +│ 2 +│ FAIL │/);
@@ -90,8 +104,15 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     );
   });
 
-  it('never counts runs of another mode: supervised runs cannot promote to bounded', () => {
-    const ran = faultline(['promote', supervised, '--to', 'bounded', '--config', loose]);
+  it('never counts runs of another mode: supervised runs cannot promote to bounded', async () => {
+    const ran = await faultlineInProcess([
+      'promote',
+      supervised,
+      '--to',
+      'bounded',
+      '--config',
+      loose,
+    ]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toContain('Promotion to bounded: judged on 0 run(s) in bounded mode');
@@ -99,8 +120,8 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     expect(ran.stdout).toMatch(/│ runs in bounded mode +│ ≥ 1 +│ 0 +│ FAIL │/);
   });
 
-  it('judges expansion on bounded runs', () => {
-    const ran = faultline([
+  it('judges expansion on bounded runs', async () => {
+    const ran = await faultlineInProcess([
       'promote',
       join(bounded, 'results.jsonl'),
       '--to',
@@ -113,15 +134,29 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     expect(ran.stdout).toContain('Promotion to expansion: judged on 4 run(s) in bounded mode');
   });
 
-  it("applies the level's gate from the config: k, and fires per fault kind", () => {
+  it("applies the level's gate from the config: k, and fires per fault kind", async () => {
     const strict = config(
       'strict',
       '{ gates: { supervised: { k: 2, overallPassK: 1, minFiresPerFaultKind: 5 } } }',
     );
     const unreachable = config('unreachable', '{ gates: { supervised: { k: 3 } } }');
 
-    const ran = faultline(['promote', supervised, '--to', 'supervised', '--config', strict]);
-    const noK = faultline(['promote', supervised, '--to', 'supervised', '--config', unreachable]);
+    const ran = await faultlineInProcess([
+      'promote',
+      supervised,
+      '--to',
+      'supervised',
+      '--config',
+      strict,
+    ]);
+    const noK = await faultlineInProcess([
+      'promote',
+      supervised,
+      '--to',
+      'supervised',
+      '--config',
+      unreachable,
+    ]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(
@@ -134,8 +169,16 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     );
   });
 
-  it('prints the verdict as JSON with --json', () => {
-    const ran = faultline(['promote', bounded, '--to', 'supervised', '--json', '--config', loose]);
+  it('prints the verdict as JSON with --json', async () => {
+    const ran = await faultlineInProcess([
+      'promote',
+      bounded,
+      '--to',
+      'supervised',
+      '--json',
+      '--config',
+      loose,
+    ]);
 
     expect(ran.status).toBe(1);
     const json = JSON.parse(ran.stdout) as LevelVerdict & { results: string };
@@ -160,9 +203,9 @@ describe('faultline promote RESULTS --to LEVEL', () => {
 });
 
 describe('faultline promote: the default gate of each level', () => {
-  it('refuses a small set that passes every run: too few runs, no k = 3 trials, kinds never fired', () => {
+  it('refuses a small set that passes every run: too few runs, no k = 3 trials, kinds never fired', async () => {
     // 4 passing runs of one plan, 2 trials each, one fault kind: no evidence for supervised.
-    const ran = faultline(['promote', supervised, '--to', 'supervised']);
+    const ran = await faultlineInProcess(['promote', supervised, '--to', 'supervised']);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(1);
@@ -184,17 +227,24 @@ describe('faultline promote: the default gate of each level', () => {
     );
   });
 
-  it("prints every level's defaults in --help", () => {
-    const ran = faultline(['promote', '--help']);
+  it("prints every level's defaults in --help", async () => {
+    const ran = await faultlineInProcess(['promote', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/ {2}supervised +150 +3 +0\.95 +0\.95 +0 +0 +0\.95 +2\n/);
     expect(ran.stdout).toMatch(/ {2}bounded +200 +3 +1 +1 +0 +0 +1 +2\n/);
   });
 
-  it("a config entry sets only its fields; the level's defaults keep the rest", () => {
+  it("a config entry sets only its fields; the level's defaults keep the rest", async () => {
     const some = config('some', '{ gates: { supervised: { minRuns: 4 } } }');
-    const ran = faultline(['promote', supervised, '--to', 'supervised', '--config', some]);
+    const ran = await faultlineInProcess([
+      'promote',
+      supervised,
+      '--to',
+      'supervised',
+      '--config',
+      some,
+    ]);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(/│ runs in supervised mode +│ ≥ 4 +│ 4 +│ pass │/);
@@ -206,50 +256,50 @@ describe('faultline promote: the default gate of each level', () => {
 });
 
 describe('faultline promote: bad input exits 2 with one line naming what and where', () => {
-  it('an unknown level, listing the levels', () => {
+  it('an unknown level, listing the levels', async () => {
     expectInputError(
-      faultline(['promote', supervised, '--to', 'autopilot']),
+      await faultlineInProcess(['promote', supervised, '--to', 'autopilot']),
       new RegExp(
         `^faultline promote: unknown level "autopilot" \\(levels: ${AUTONOMY_LEVELS.join(', ')}\\)$`,
       ),
     );
   });
 
-  it('no level, or no result set', () => {
+  it('no level, or no result set', async () => {
     expectInputError(
-      faultline(['promote', supervised]),
+      await faultlineInProcess(['promote', supervised]),
       /^faultline promote: --to LEVEL is required \(levels: historical-replay, /,
     );
     expectInputError(
-      faultline(['promote', '--to', 'supervised']),
+      await faultlineInProcess(['promote', '--to', 'supervised']),
       /^faultline promote: promote takes one result set \(got 0\)/,
     );
   });
 
-  it('a results file with a corrupt line', () => {
+  it('a results file with a corrupt line', async () => {
     const dir = variant(
       'corrupt',
       (lines) => `${[lines[0], 'oops', ...lines.slice(2)].join('\n')}\n`,
     );
 
     expectInputError(
-      faultline(['promote', dir, '--to', 'supervised']),
+      await faultlineInProcess(['promote', dir, '--to', 'supervised']),
       new RegExp(
         `^faultline promote: ${dir}/results\\.jsonl:2: not JSON — the results file is corrupt$`,
       ),
     );
   });
 
-  it('a results file cut short by a kill', () => {
+  it('a results file cut short by a kill', async () => {
     const dir = variant('truncated', (lines) => `${lines[0]}\n${lines[1]!.slice(0, 60)}`);
 
     expectInputError(
-      faultline(['promote', dir, '--to', 'supervised']),
+      await faultlineInProcess(['promote', dir, '--to', 'supervised']),
       new RegExp(`^faultline promote: ${dir}/results\\.jsonl:2: truncated \\(`),
     );
   });
 
-  it('a results file of another format version', () => {
+  it('a results file of another format version', async () => {
     const dir = variant(
       'version',
       (lines) =>
@@ -257,14 +307,14 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline(['promote', dir, '--to', 'supervised']),
+      await faultlineInProcess(['promote', dir, '--to', 'supervised']),
       new RegExp(
         `^faultline promote: ${dir}/results\\.jsonl:1: format version 0; this faultline reads version 1$`,
       ),
     );
   });
 
-  it('a set whose runs in the mode are of two agents', () => {
+  it('a set whose runs in the mode are of two agents', async () => {
     const mixed = join(root, 'mixed');
     mkdirSync(mixed, { recursive: true });
     writeFileSync(
@@ -274,7 +324,7 @@ describe('faultline promote: bad input exits 2 with one line naming what and whe
     );
 
     expectInputError(
-      faultline(['promote', mixed, '--to', 'supervised']),
+      await faultlineInProcess(['promote', mixed, '--to', 'supervised']),
       /^faultline promote: the runs in supervised mode are of 2 agents \(reference, no-reconcile\); a level is judged on one agent's runs$/,
     );
   });

@@ -5,7 +5,13 @@ import { RunStore } from '../../runtime/store.js';
 import { knownScenarios } from '../../bin/suite.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import type { Scenario } from '../../scenarios/scenario.js';
-import { faultline, expectInputError, tempDir, type Ran } from '../support/cli.js';
+import {
+  faultline,
+  faultlineInProcess,
+  expectInputError,
+  tempDir,
+  type Ran,
+} from '../support/cli.js';
 
 /**
  * Every run of the default suite, in order: each scenario without faults, then each of its
@@ -22,14 +28,10 @@ const SUITE: [string, string, number][] = DEFAULT_SCENARIOS.flatMap((sc) =>
 const storeName = ([id, plan, seed]: [string, string, number]): string =>
   `${id.replace('/', '_')}${plan === 'none' ? '' : `_${plan}`}_${seed}.db`;
 
-/** The real command, with `run`'s result set (and its run stores) in a fresh directory, `out`. */
-function faultlineFresh(...args: string[]): Ran & { out: string } {
+/** The command (in process), with `run`'s result set (and its run stores) in a fresh directory, `out`. */
+async function faultlineFresh(...args: string[]): Promise<Ran & { out: string }> {
   const out = tempDir('cli');
-  // The whole default suite is 1,300-odd runs: minutes on a loaded machine.
-  return {
-    ...faultline(args[0] === 'run' ? [...args, '--out', out] : args, { timeout: 600_000 }),
-    out,
-  };
+  return { ...(await faultlineInProcess(args[0] === 'run' ? [...args, '--out', out] : args)), out };
 }
 
 function storeFiles(out: string): string[] {
@@ -60,8 +62,12 @@ function expectUsageError(ran: Ran & { out: string }, pattern: RegExp): void {
 
 describe('faultline run (whole suite, default options)', () => {
   let ran: Ran & { out: string };
+  // The real binary, spawned: the whole library's run costs far more than starting Node, and
+  // this proves `npx faultline run` itself (exit status, nothing else on stderr) end to end.
   beforeAll(() => {
-    ran = faultlineFresh('run');
+    // The whole default suite is 1,500-odd runs: minutes on a loaded machine.
+    const out = tempDir('cli');
+    ran = { ...faultline(['run', '--out', out], { timeout: 600_000 }), out };
   }, 600_000);
 
   it('exits 0 with nothing on stderr', () => {
@@ -108,8 +114,8 @@ describe('faultline run (whole suite, default options)', () => {
 });
 
 describe('faultline run with scenario globs', () => {
-  it('runs just the scenario named by id', () => {
-    const ran = faultlineFresh('run', 'refunds/full-refund', '--plan', 'none');
+  it('runs just the scenario named by id', async () => {
+    const ran = await faultlineFresh('run', 'refunds/full-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
     expect(rows(ran.stdout)).toEqual([['refunds/full-refund', 'none', 'pass']]);
@@ -117,8 +123,8 @@ describe('faultline run with scenario globs', () => {
     expect(storeFiles(ran.out)).toEqual(['refunds_full-refund_7.db']);
   });
 
-  it('runs the scenarios a glob matches, and only those', () => {
-    const ran = faultlineFresh('run', 'refunds/*-refund', '--plan', 'none');
+  it('runs the scenarios a glob matches, and only those', async () => {
+    const ran = await faultlineFresh('run', 'refunds/*-refund', '--plan', 'none');
 
     expect(ran.status).toBe(0);
     const matching = DEFAULT_SCENARIOS.map((s) => s.id).filter((id) =>
@@ -132,8 +138,8 @@ describe('faultline run with scenario globs', () => {
     expect(storeFiles(ran.out)).toHaveLength(matching.length);
   });
 
-  it('leaves out what a !glob names: the library alone, without the τ-bench tasks', () => {
-    const ran = faultlineFresh('run', '!tau-retail/*', '!refunds', '--plan', 'none');
+  it('leaves out what a !glob names: the library alone, without the τ-bench tasks', async () => {
+    const ran = await faultlineFresh('run', '!tau-retail/*', '!refunds', '--plan', 'none');
 
     expect(ran.status).toBe(0);
     const ids = rows(ran.stdout).map(([id]) => id);
@@ -143,8 +149,8 @@ describe('faultline run with scenario globs', () => {
     expect(ids).toContain('crm/update-contact');
   });
 
-  it('exits 2 naming a glob that matches nothing, and writes nothing', () => {
-    const ran = faultlineFresh('run', 'nope/*');
+  it('exits 2 naming a glob that matches nothing, and writes nothing', async () => {
+    const ran = await faultlineFresh('run', 'nope/*');
 
     expectUsageError(ran, /^faultline run: no scenario matches nope\/\*/);
   });
@@ -153,7 +159,7 @@ describe('faultline run with scenario globs', () => {
 describe('faultline run when a run does not end as expected', () => {
   // A user's scenario file whose expectation is wrong: it says the refund is forbidden, but the
   // contract allows it, so the run completes where the scenario expects a safe stop.
-  it('exits 1, marks the run FAIL and says what differed and how to replay it', () => {
+  it('exits 1, marks the run FAIL and says what differed and how to replay it', async () => {
     const dir = tempDir('scenario');
     const file = join(dir, 'wrong-expectation.json');
     const scenario = { ...structuredClone(partialRefund), id: 'mine/wrong-expectation' } as Record<
@@ -168,7 +174,7 @@ describe('faultline run when a run does not end as expected', () => {
     };
     writeFileSync(file, JSON.stringify(scenario));
 
-    const ran = faultlineFresh('run', 'mine/*', '--scenarios', file, '--seed', '3');
+    const ran = await faultlineFresh('run', 'mine/*', '--scenarios', file, '--seed', '3');
 
     expect(ran.status).toBe(1);
     expect(rows(ran.stdout)).toEqual([['mine/wrong-expectation', 'none', 'FAIL']]);
@@ -187,7 +193,7 @@ describe('faultline run when a run does not end as expected', () => {
     expect(storeFiles(ran.out)).toEqual(['mine_wrong-expectation_3.db']);
   });
 
-  it('refuses a scenario file with a mistake, naming the file and field, and runs nothing', () => {
+  it('refuses a scenario file with a mistake, naming the file and field, and runs nothing', async () => {
     const dir = tempDir('scenario');
     const file = join(dir, 'broken.json');
     writeFileSync(
@@ -195,7 +201,7 @@ describe('faultline run when a run does not end as expected', () => {
       JSON.stringify({ ...structuredClone(partialRefund), id: 'mine/broken', tier: 'urgent' }),
     );
 
-    const ran = faultlineFresh('run', '--scenarios', file);
+    const ran = await faultlineFresh('run', '--scenarios', file);
 
     expect(ran.status).toBe(2);
     expect(ran.stderr.trim().split('\n')).toHaveLength(1);
@@ -239,18 +245,27 @@ describe('faultline run refuses a scenario that could only fail for a typo', () 
       (s: Scenario) => (s.id = 'refunds/partial-refund'),
       /^faultline run: --scenarios .*mine\.json: id "refunds\/partial-refund" is already a built-in scenario; give the scenario an id of its own$/,
     ],
-  ])('%s: exit 2 with one line naming file and field, nothing written', (_, change, pattern) => {
-    const file = scenarioFile(change);
+  ])(
+    '%s: exit 2 with one line naming file and field, nothing written',
+    async (_, change, pattern) => {
+      const file = scenarioFile(change);
 
-    const ran = faultlineFresh('run', 'mine/*', 'refunds/partial-refund', '--scenarios', file);
+      const ran = await faultlineFresh(
+        'run',
+        'mine/*',
+        'refunds/partial-refund',
+        '--scenarios',
+        file,
+      );
 
-    expectUsageError(ran, pattern);
-  });
+      expectUsageError(ran, pattern);
+    },
+  );
 });
 
 describe('faultline usage', () => {
-  it('run --help exits 0 and prints the run usage', () => {
-    const ran = faultlineFresh('run', '--help');
+  it('run --help exits 0 and prints the run usage', async () => {
+    const ran = await faultlineFresh('run', '--help');
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline run \[scenario globs…\] \[options\]/);
@@ -260,8 +275,8 @@ describe('faultline usage', () => {
     expect(readdirSync(ran.out)).toEqual([]);
   });
 
-  it('--help exits 0 and lists the commands', () => {
-    const ran = faultlineFresh('--help');
+  it('--help exits 0 and lists the commands', async () => {
+    const ran = await faultlineFresh('--help');
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Usage: faultline <command> [options]');
@@ -269,20 +284,20 @@ describe('faultline usage', () => {
     expect(ran.stderr).toBe('');
   });
 
-  it('exits 2 with one line on stderr for an unknown option', () => {
-    const ran = faultlineFresh('run', '--bogus');
+  it('exits 2 with one line on stderr for an unknown option', async () => {
+    const ran = await faultlineFresh('run', '--bogus');
 
     expectUsageError(ran, /^faultline run: Unknown option '--bogus'/);
   });
 
-  it('exits 2 for a seed that is not a whole number, saying what it got', () => {
-    const ran = faultlineFresh('run', '--seed', 'abc');
+  it('exits 2 for a seed that is not a whole number, saying what it got', async () => {
+    const ran = await faultlineFresh('run', '--seed', 'abc');
 
     expectUsageError(ran, /^faultline run: --seed must be a whole number ≥ 0 \(got "abc"\)$/);
   });
 
-  it('exits 2 for an unknown command, listing the known ones', () => {
-    const ran = faultlineFresh('frobnicate');
+  it('exits 2 for an unknown command, listing the known ones', async () => {
+    const ran = await faultlineFresh('frobnicate');
 
     expect(ran.status).toBe(2);
     expect(ran.stdout).toBe('');
@@ -293,8 +308,8 @@ describe('faultline usage', () => {
 });
 
 describe('faultline run --agent', () => {
-  it('runs a flawed agent of the zoo, exits 1, and replays with the same agent', () => {
-    const ran = faultlineFresh(
+  it('runs a flawed agent of the zoo, exits 1, and replays with the same agent', async () => {
+    const ran = await faultlineFresh(
       'run',
       'refunds/partial-refund',
       '--plan',
@@ -314,9 +329,9 @@ describe('faultline run --agent', () => {
     );
   });
 
-  it('exits 2 naming an unknown agent and the ones there are', () => {
+  it('exits 2 naming an unknown agent and the ones there are', async () => {
     expectUsageError(
-      faultlineFresh('run', '--agent', 'bogus'),
+      await faultlineFresh('run', '--agent', 'bogus'),
       /^faultline run: --agent: unknown agent "bogus" \(agents: reference, naive-chat-loop, .*; or a module path such as \.\/my-agent\.ts\)$/,
     );
   });
@@ -326,8 +341,8 @@ describe('faultline run --mode supervised', () => {
   // Every write waits for a person in supervised mode, the undo after a cancellation included:
   // the policy grader holds the runtime to that, so these scenarios fail if the undo goes out
   // without an approval.
-  it('passes the scenarios that compensate after a cancellation, each undo approved first', () => {
-    const ran = faultlineFresh(
+  it('passes the scenarios that compensate after a cancellation, each undo approved first', async () => {
+    const ran = await faultlineFresh(
       'run',
       'crm/merge-duplicates',
       'expenses/withdrawn-claim',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findRun, type RunMatch } from '../../bin/commands/show.js';
 import type { RunResult } from '../../reports/results.js';
-import { faultline, expectInputError, tempDir, type Ran } from '../support/cli.js';
+import { faultlineInProcess, expectInputError, tempDir, type Ran } from '../support/cli.js';
 import { makeResultSet } from '../support/result-sets.js';
 
 /** The timeline's lines: [time or '', kind, the rest]. */
@@ -41,8 +41,13 @@ function result(plan: string): RunResult {
 
 describe('faultline show: a failing run', () => {
   let ran: Ran;
-  beforeAll(() => {
-    ran = faultline(['show', 'refunds/partial-refund/message-ack-lost/0', '--out', out]);
+  beforeAll(async () => {
+    ran = await faultlineInProcess([
+      'show',
+      'refunds/partial-refund/message-ack-lost/0',
+      '--out',
+      out,
+    ]);
   });
 
   it('exits 0, nothing on stderr, no colour codes when NO_COLOR is set', () => {
@@ -108,8 +113,14 @@ describe('faultline show: a failing run', () => {
     expect(timeline(ran.stdout).filter(([, , rest]) => rest.includes('◀ [2]'))).toHaveLength(2);
   });
 
-  it('shows every agent event with --events', () => {
-    const all = faultline(['show', result('message-ack-lost').id, '--out', out, '--events']);
+  it('shows every agent event with --events', async () => {
+    const all = await faultlineInProcess([
+      'show',
+      result('message-ack-lost').id,
+      '--out',
+      out,
+      '--events',
+    ]);
 
     expect(all.status).toBe(0);
     const lines = timeline(all.stdout);
@@ -124,8 +135,8 @@ describe('faultline show: a failing run', () => {
 });
 
 describe('faultline show: a crash and its restart', () => {
-  it('puts the crashed incarnation’s calls, the crash and the restart in order', () => {
-    const ran = faultline(['show', 'crash-after-apply', '--out', out]);
+  it('puts the crashed incarnation’s calls, the crash and the restart in order', async () => {
+    const ran = await faultlineInProcess(['show', 'crash-after-apply', '--out', out]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout.split('\n')[0]).toBe(
@@ -146,8 +157,8 @@ describe('faultline show: a crash and its restart', () => {
 });
 
 describe('faultline show: naming the run', () => {
-  it('takes a part of an id that names one run', () => {
-    const ran = faultline(['show', 'refund-ack', '--out', out]);
+  it('takes a part of an id that names one run', async () => {
+    const ran = await faultlineInProcess(['show', 'refund-ack', '--out', out]);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain(`\nrun      ${result('refund-ack-lost').id}\n`);
@@ -172,13 +183,13 @@ describe('faultline show: naming the run', () => {
     expect(found(other.id, [r, other])).toEqual({ kind: 'found', run: other });
   });
 
-  it('refuses a name that matches several runs, listing them', () => {
+  it('refuses a name that matches several runs, listing them', async () => {
     const names = results.map((r) => `${r.scenarioId}/${r.faultPlanId}/${r.trial}`);
 
     // One run for each of partial-refund's fault plans and the fault-free run.
     expect(names).toHaveLength(5);
     expectInputError(
-      faultline(['show', 'partial-refund', '--out', out]),
+      await faultlineInProcess(['show', 'partial-refund', '--out', out]),
       // The first four are listed, the rest counted.
       new RegExp(
         `"partial-refund" matches 5 runs: ${names.slice(0, 4).join(', ')}, … 1 more \\(give more of it\\)$`,
@@ -187,9 +198,9 @@ describe('faultline show: naming the run', () => {
     );
   });
 
-  it('refuses a name that matches no run, saying where it looked', () => {
+  it('refuses a name that matches no run, saying where it looked', async () => {
     expectInputError(
-      faultline(['show', 'no-such-run', '--out', out]),
+      await faultlineInProcess(['show', 'no-such-run', '--out', out]),
       new RegExp(
         `no run matches "no-such-run" in ${out}/results\\.jsonl \\(runs: refunds/partial-refund/`,
       ),
@@ -197,39 +208,47 @@ describe('faultline show: naming the run', () => {
     );
   });
 
-  it('refuses a missing RUN, two RUNs, and a folder with no results', () => {
-    expectInputError(faultline(['show', '--out', out]), /which run\?/, 'show');
-    expectInputError(faultline(['show', 'a', 'b', '--out', out]), /one run at a time/, 'show');
+  it('refuses a missing RUN, two RUNs, and a folder with no results', async () => {
+    expectInputError(await faultlineInProcess(['show', '--out', out]), /which run\?/, 'show');
+    expectInputError(
+      await faultlineInProcess(['show', 'a', 'b', '--out', out]),
+      /one run at a time/,
+      'show',
+    );
     const empty = tempDir('show-empty');
-    expectInputError(faultline(['show', 'x', '--out', empty]), /no results here/, 'show');
+    expectInputError(
+      await faultlineInProcess(['show', 'x', '--out', empty]),
+      /no results here/,
+      'show',
+    );
   });
 
-  it('refuses a run whose trajectory is missing or corrupt, naming the file', () => {
+  it('refuses a run whose trajectory is missing or corrupt, naming the file', async () => {
     const broken = tempDir('show-broken');
     cpSync(out, broken, { recursive: true });
     const r = result('refund-ack-lost');
     writeFileSync(join(broken, r.trajectoryFile), '{"format": "faultline-traj');
     expectInputError(
-      faultline(['show', r.id, '--out', broken]),
+      await faultlineInProcess(['show', r.id, '--out', broken]),
       /trajectories\/.*refund-ack-lost_0\.json: not JSON/,
       'show',
     );
     writeFileSync(join(broken, r.trajectoryFile), '{"format": "other"}');
     expectInputError(
-      faultline(['show', r.id, '--out', broken]),
+      await faultlineInProcess(['show', r.id, '--out', broken]),
       /not a faultline trajectory/,
       'show',
     );
     rmSync(join(broken, r.trajectoryFile));
     expectInputError(
-      faultline(['show', r.id, '--out', broken]),
+      await faultlineInProcess(['show', r.id, '--out', broken]),
       /refund-ack-lost_0\.json: the trajectory of run .* is missing$/,
       'show',
     );
   });
 
-  it('prints its help and exits 0', () => {
-    const ran = faultline(['show', '--help']);
+  it('prints its help and exits 0', async () => {
+    const ran = await faultlineInProcess(['show', '--help']);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(/^Usage: faultline show RUN \[options\]/);

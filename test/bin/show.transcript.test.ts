@@ -5,7 +5,7 @@ import { SHOW_HELP, showCommand } from '../../bin/commands/show.js';
 import type { Io } from '../../bin/io.js';
 import { readResults, type RunResult } from '../../reports/results.js';
 import { renderShow, TRANSCRIPT_TEXT_LIMIT } from '../../reports/show.js';
-import { faultline, tempDir } from '../support/cli.js';
+import { faultlineInProcess, tempDir } from '../support/cli.js';
 import { HOSTILE_REPLY, LONG_REPLY, runWithModel } from '../support/model-runs.js';
 import { makeResultSet } from '../support/result-sets.js';
 
@@ -147,8 +147,8 @@ describe('faultline show --transcript', () => {
     ).not.toMatch(/model/i);
   });
 
-  it('works from the real command line, and its help says so', () => {
-    const ran = faultline(['show', run.id, '--transcript', '--out', out]);
+  it('works from the real command line, and its help says so', async () => {
+    const ran = await faultlineInProcess(['show', run.id, '--transcript', '--out', out]);
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('\nModel transcript\n');

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCase, suiteCases } from '../../bin/suite.js';
 import { readResults, type RunResult } from '../../reports/results.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { faultline, tempDir, ROOT } from '../support/cli.js';
+import { faultlineInProcess, tempDir, ROOT } from '../support/cli.js';
 
 /** A small suite with faults, crashes and trials: refunds only, two trials each. */
 const SUITE = ['run', 'refunds/*', '--trials', '2'];
@@ -20,15 +20,16 @@ function comparable(dir: string): Omit<RunResult, 'figures'>[] {
   });
 }
 
+/** The small suite run serially, once for the file: what workers, shards and a resume must give. */
+let serial: string;
+
+beforeAll(async () => {
+  serial = tempDir('suite');
+  const ran = await faultlineInProcess([...SUITE, '--out', serial], SLOW);
+  expect(ran.status, ran.stderr).toBe(0);
+}, 120_000);
+
 describe('faultline run: serial, workers, shards', () => {
-  let serial: string;
-
-  beforeAll(() => {
-    serial = tempDir('suite');
-    const ran = faultline([...SUITE, '--out', serial], SLOW);
-    expect(ran.status, ran.stderr).toBe(0);
-  }, 120_000);
-
   it('stores one record per run, each with its trajectory, in suite order', () => {
     const results = readResults(serial).results;
     expect(results.length).toBeGreaterThan(20);
@@ -44,35 +45,42 @@ describe('faultline run: serial, workers, shards', () => {
     }
   });
 
-  it('gives the same results with --workers 2', () => {
+  it('gives the same results with --workers 2', async () => {
     const dir = tempDir('suite');
-    const ran = faultline([...SUITE, '--workers', '2', '--out', dir], SLOW);
+    const ran = await faultlineInProcess([...SUITE, '--workers', '2', '--out', dir], SLOW);
     expect(ran.status, ran.stderr).toBe(0);
     expect(comparable(dir)).toEqual(comparable(serial));
   }, 120_000);
 
-  it('gives the same results sharded in three and merged', () => {
-    const shards = [1, 2, 3].map((i) => {
+  it('gives the same results sharded in three and merged', async () => {
+    const shards: string[] = [];
+    for (const i of [1, 2, 3]) {
       const dir = tempDir('suite');
-      const ran = faultline([...SUITE, '--shard', `${i}/3`, '--out', dir], SLOW);
+      const ran = await faultlineInProcess([...SUITE, '--shard', `${i}/3`, '--out', dir], SLOW);
       expect(ran.status, ran.stderr).toBe(0);
-      return dir;
-    });
+      shards.push(dir);
+    }
     const sizes = shards.map((d) => readResults(d).results.length);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
     const merged = tempDir('suite');
-    const ran = faultline(['merge', ...shards, '--out', merged], SLOW);
+    const ran = await faultlineInProcess(['merge', ...shards, '--out', merged], SLOW);
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`merged ${sizes.reduce((a, b) => a + b, 0)} run(s) from 3`);
     expect(comparable(merged)).toEqual(comparable(serial));
     // Merging a shard with itself is refused: the same run twice.
-    const twice = faultline(['merge', shards[0]!, shards[0]!, '--out', tempDir('suite')], SLOW);
+    const twice = await faultlineInProcess(
+      ['merge', shards[0]!, shards[0]!, '--out', tempDir('suite')],
+      SLOW,
+    );
     expect(twice.status).toBe(2);
     expect(twice.stderr).toMatch(/is in both/);
   }, 240_000);
 
-  it('refuses a bad shard', () => {
-    const ran = faultline([...SUITE, '--shard', '4/3', '--out', tempDir('suite')], SLOW);
+  it('refuses a bad shard', async () => {
+    const ran = await faultlineInProcess(
+      [...SUITE, '--shard', '4/3', '--out', tempDir('suite')],
+      SLOW,
+    );
     expect(ran.status).toBe(2);
     expect(ran.stderr.trim()).toBe('faultline run: --shard must be I/N with 1 ≤ I ≤ N (got "4/3")');
   });
@@ -82,7 +90,9 @@ describe('faultline run killed mid-suite and resumed', () => {
   it('loses no finished run, duplicates none, and never costs the previous set', async () => {
     const dir = tempDir('suite');
     // A previous set in the folder: the killed run must leave it whole.
-    expect(faultline(['run', 'refunds/full-refund', '--out', dir], SLOW).status).toBe(0);
+    expect(
+      (await faultlineInProcess(['run', 'refunds/full-refund', '--out', dir], SLOW)).status,
+    ).toBe(0);
     const previous = readFileSync(join(dir, 'results.jsonl'), 'utf8');
     const child = spawn(process.execPath, ['bin/faultline.js', ...SUITE, '--out', dir], {
       cwd: ROOT,
@@ -111,20 +121,21 @@ describe('faultline run killed mid-suite and resumed', () => {
     const leftover = join(pending, 'trajectories', `cut-short.json.${child.pid ?? 0}.tmp`);
     writeFileSync(leftover, '{"scenar');
 
-    const resumed = faultline([...SUITE, '--resume', '--out', dir], SLOW);
+    const resumed = await faultlineInProcess([...SUITE, '--resume', '--out', dir], SLOW);
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/resumed: \d+ finished run\(s\) kept/);
-    const full = tempDir('suite');
-    expect(faultline([...SUITE, '--out', full], SLOW).status).toBe(0);
-    expect(comparable(dir)).toEqual(comparable(full));
+    // The same as the uninterrupted serial run (whose exit status the file's beforeAll checks).
+    expect(comparable(dir)).toEqual(comparable(serial));
     expect(readdirSync(join(dir, 'trajectories')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(existsSync(pending)).toBe(false);
     expect(existsSync(join(dir, '.lock'))).toBe(false);
   }, 240_000);
 
-  it('repairs a record cut short by the kill', () => {
+  it('repairs a record cut short by the kill', async () => {
     const dir = tempDir('suite');
-    expect(faultline(['run', 'refunds/full-refund', '--out', dir], SLOW).status).toBe(0);
+    expect(
+      (await faultlineInProcess(['run', 'refunds/full-refund', '--out', dir], SLOW)).status,
+    ).toBe(0);
     const file = join(dir, 'results.jsonl');
     const text = readFileSync(file, 'utf8');
     const lines = text.trimEnd().split('\n');
@@ -133,7 +144,10 @@ describe('faultline run killed mid-suite and resumed', () => {
     expect(() => readResults(dir)).toThrow(
       new RegExp(`results\\.jsonl:${lines.length}: truncated`),
     );
-    const resumed = faultline(['run', 'refunds/full-refund', '--resume', '--out', dir], SLOW);
+    const resumed = await faultlineInProcess(
+      ['run', 'refunds/full-refund', '--resume', '--out', dir],
+      SLOW,
+    );
     expect(resumed.status, resumed.stderr).toBe(0);
     const fullRefund = BUILT_IN_SCENARIOS.find((s) => s.id === 'refunds/full-refund')!;
     expect(readResults(dir).results.map((r) => r.faultPlanId)).toEqual([
@@ -235,9 +249,16 @@ describe('suite cases in shadow and recommend mode keep the stops that need no w
 });
 
 describe('faultline run --mode: a plan that cannot apply in the mode is skipped, with a note', () => {
-  it('bounded: a plan failing a second approval (bounded asks one) is listed, every other run made', () => {
+  it('bounded: a plan failing a second approval (bounded asks one) is listed, every other run made', async () => {
     const out = tempDir('mode');
-    const ran = faultline(['run', 'refunds/supervised-refund', '--mode', 'bounded', '--out', out]);
+    const ran = await faultlineInProcess([
+      'run',
+      'refunds/supervised-refund',
+      '--mode',
+      'bounded',
+      '--out',
+      out,
+    ]);
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
     const scenario = BUILT_IN_SCENARIOS.find((s) => s.id === 'refunds/supervised-refund')!;
@@ -256,9 +277,9 @@ describe('faultline run --mode: a plan that cannot apply in the mode is skipped,
 
   it.each(['shadow', 'recommend'])(
     '%s: plans whose faults fire only on writes or approvals are skipped, the rest run to the end',
-    (mode) => {
+    async (mode) => {
       const out = tempDir('mode');
-      const ran = faultline([
+      const ran = await faultlineInProcess([
         'run',
         'refunds/*',
         '--mode',
