@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../bin/cli.js';
-import type { Io } from '../bin/io.js';
+import { quietIo } from './quiet-io.js';
 import { loadAverage, rounds, timed } from './rounds.js';
 import { fmtSpread, spread, verdictAtLeast, type Spread } from './stats.js';
 
@@ -19,14 +19,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const EXTRA = (process.env.BENCH_RUN_ARGS ?? '').split(' ').filter((a) => a !== '');
 
-const silent: Io = {
-  out: () => undefined,
-  err: () => undefined,
-  progress: () => undefined,
-  progressDone: () => undefined,
-  color: false,
-  tty: false,
-};
+const silent = quietIo();
 
 /** One `faultline run` of the library into a fresh folder: runs made, wall and CPU seconds. */
 async function runOnce(): Promise<{ runs: number; wall: number; cpu: number }> {
