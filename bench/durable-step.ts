@@ -122,6 +122,21 @@ function requestMeta(token: string, i: number): Record<string, string> {
   };
 }
 
+/**
+ * A fresh journal world whose appends stamp `watch`, connected over in-memory MCP, and a
+ * credential for its append tool: what every contender starts from.
+ */
+async function journal(holder: string, watch: Stopwatch) {
+  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
+  const connection = await connectWorld(world);
+  const credential = world.credentials.issue(
+    holder,
+    { tools: ['append_entry'], resources: {} },
+    3_600_000,
+  );
+  return { world, connection, credential };
+}
+
 interface Bytes {
   intent: number;
   result: number;
@@ -129,14 +144,8 @@ interface Bytes {
 
 async function runtimeRun(path: string, steps: number): Promise<Sample & { bytes: Bytes }> {
   const watch = new Stopwatch(steps);
-  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
-  const connection = await connectWorld(world);
+  const { world, connection, credential } = await journal('bench', watch);
   const store = RunStore.open(path);
-  const credential = world.credentials.issue(
-    'bench',
-    { tools: ['append_entry'], resources: {} },
-    3_600_000,
-  );
   const runtime = new ReferenceRuntime({
     store,
     client: connection.client,
@@ -171,14 +180,8 @@ function measureBytes(path: string, steps: number): Bytes {
 
 async function floorRun(path: string, steps: number, bytes: Bytes): Promise<Sample> {
   const watch = new Stopwatch(steps);
-  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
-  const connection = await connectWorld(world);
+  const { connection, credential } = await journal('floor', watch);
   await connection.client.listTools();
-  const credential = world.credentials.issue(
-    'floor',
-    { tools: ['append_entry'], resources: {} },
-    3_600_000,
-  );
   const db = tuned(new Database(path));
   db.exec(
     'CREATE TABLE intents (k INTEGER PRIMARY KEY, v BLOB NOT NULL); CREATE TABLE results (k INTEGER PRIMARY KEY, v BLOB NOT NULL, checkpoint BLOB NOT NULL)',
@@ -217,14 +220,8 @@ const StepState = Annotation.Root({
  */
 async function langGraphRun(path: string, steps: number): Promise<Sample> {
   const watch = new Stopwatch(steps);
-  const world = new JournalWorld({ seed: 1, clock: systemClock, onAppend: watch.mark });
-  const connection = await connectWorld(world);
+  const { world, connection, credential } = await journal('langgraph', watch);
   await connection.client.listTools();
-  const credential = world.credentials.issue(
-    'langgraph',
-    { tools: ['append_entry'], resources: {} },
-    3_600_000,
-  );
   const saver = new SqliteSaver(tuned(new Database(path)));
   const graph = new StateGraph(StepState)
     .addNode('write', async (state) => {

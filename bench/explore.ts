@@ -7,13 +7,16 @@
  *     clock and per CPU-second of this process (all its threads: the honest "per core"), in this
  *     thread and with worker threads judging the plans (`explore --workers`), rounds interleaved.
  *
+ * Part (c) always runs: its figures are what {@link benchExplore} returns.
+ *
  * `npx tsx bench/explore.ts`; env: BENCH_EXPLORE_RUNS (default 10000), BENCH_MUTANT_RUNS
- * (1000), BENCH_ROUNDS (5), BENCH_WORKERS (2), BENCH_WARMUP (1 round of (c), run and not counted), BENCH_SEED (1),
- * BENCH_PARTS (abc), BENCH_MUTANTS (all, or names separated by commas), BENCH_INVARIANTS (for
- * (b): all built-in ones, or ids separated by commas — to see which invariant catches a mutant).
+ * (1000), BENCH_ROUNDS (5), BENCH_WORKERS (2), BENCH_WARMUP (1 round of (c), run and not
+ * counted), BENCH_SEED (1), BENCH_PARTS (abc: which of (a) and (b) run beside (c)),
+ * BENCH_MUTANTS (all, or names separated by commas), BENCH_INVARIANTS (for (b): all built-in
+ * ones, or ids separated by commas — to see which invariant catches a mutant).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describePlan } from '../explore/describe.js';
 import { explore, type ExploreResult, type PlanJudges } from '../explore/explore.js';
@@ -23,7 +26,8 @@ import { ZOO } from '../scenarios/agents/zoo.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { exploreWorkers } from '../bin/explore-workers.js';
-import { withSpread } from './quartiles.js';
+import { loadAverage, rounds, timed } from './rounds.js';
+import { fmtSpread, spread, verdictAtLeast, type Spread } from './stats.js';
 
 const TOTAL = Number(process.env.BENCH_EXPLORE_RUNS ?? 10_000);
 const MUTANT_RUNS = Number(process.env.BENCH_MUTANT_RUNS ?? 1_000);
@@ -40,9 +44,23 @@ const agent = (name: string) => {
   return entry;
 };
 
-function cpuSeconds(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
+/** The reference agent explored on `scenario`: every part's exploration but the agent's own. */
+function exploreReference(
+  scenario: Scenario,
+  runs: number,
+  seed: number,
+  outDir: string,
+  judges?: PlanJudges,
+): Promise<ExploreResult> {
+  return explore({
+    scenario,
+    agent: agent('reference'),
+    runs,
+    seed,
+    maxFaults: MAX_FAULTS,
+    outDir,
+    ...(judges ? { judges } : {}),
+  });
 }
 
 async function referenceAcrossLibrary(outDir: string): Promise<void> {
@@ -54,14 +72,7 @@ async function referenceAcrossLibrary(outDir: string): Promise<void> {
   let found = 0;
   const started = performance.now();
   for (const scenario of BUILT_IN_SCENARIOS) {
-    const result = await explore({
-      scenario,
-      agent: agent('reference'),
-      runs: per,
-      seed: SEED,
-      maxFaults: MAX_FAULTS,
-      outDir,
-    });
+    const result = await exploreReference(scenario, per, SEED, outDir);
     runs += result.runs;
     const rate = result.runs / (result.elapsedMs / 1_000);
     if (result.kind === 'counterexample') {
@@ -130,7 +141,7 @@ interface Way {
   readonly judges?: PlanJudges;
 }
 
-/** One round of (c): every refunds scenario explored `per` plans; runs and wall and CPU time. */
+/** One round of (c): every refunds scenario explored `per` plans; runs per wall and CPU second. */
 async function round(
   refunds: readonly Scenario[],
   per: number,
@@ -138,31 +149,38 @@ async function round(
   outDir: string,
   way: Way,
 ): Promise<{ wall: number; cpu: number }> {
-  let runs = 0;
-  const since = process.cpuUsage();
-  const started = performance.now();
-  for (const scenario of refunds) {
-    const result = await explore({
-      scenario,
-      agent: agent('reference'),
-      runs: per,
-      seed,
-      maxFaults: MAX_FAULTS,
-      outDir,
-      ...(way.judges ? { judges: way.judges } : {}),
-    });
-    runs += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
-  }
-  return { wall: runs / ((performance.now() - started) / 1_000), cpu: runs / cpuSeconds(since) };
+  const {
+    value: runs,
+    wallSeconds,
+    cpuSeconds,
+  } = await timed(async () => {
+    let made = 0;
+    for (const scenario of refunds) {
+      const result = await exploreReference(scenario, per, seed, outDir, way.judges);
+      made += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
+    }
+    return made;
+  });
+  return { wall: runs / wallSeconds, cpu: runs / cpuSeconds };
 }
 
-async function throughput(outDir: string): Promise<void> {
+/** Issue 18's targets for part (c). */
+export const TARGET_RUNS_PER_CPU_SECOND = 500;
+export const TARGET_TWO_WORKER_SPEEDUP = 1.8;
+
+/** What part (c) measured, median and IQR over rounds. */
+export interface ExploreFigures {
+  /** Explored runs per CPU-second of this process, exploring in this thread. */
+  runsPerCpuSecond: Spread;
+  /** Runs per second by wall clock with `BENCH_WORKERS` workers over in this thread, round by round. */
+  twoWorkerSpeedup: Spread;
+}
+
+async function throughput(outDir: string): Promise<ExploreFigures> {
   const refunds = BUILT_IN_SCENARIOS.filter((s) => s.world.name === 'refunds');
   const per = 60;
   console.log(
-    `\n(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), in this thread and with ${WORKERS} worker threads, rounds interleaved, median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
+    `(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), in this thread and with ${WORKERS} worker threads, rounds interleaved, median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadAverage(1)}`,
   );
   const pool = exploreWorkers({
     agent: { kind: 'zoo', name: 'reference' },
@@ -171,45 +189,55 @@ async function throughput(outDir: string): Promise<void> {
     n: WORKERS,
   });
   const ways: Way[] = [{ label: '1 (this thread)' }, { label: `${WORKERS} workers`, judges: pool }];
-  const figures = ways.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
-  const ratios: number[] = [];
+  let got: { wall: number; cpu: number }[][];
   try {
     // Warm-up rounds load the modules (and start the threads) and let the JIT settle; they are
     // run, not counted. Each round runs both ways, one after the other, the order alternating.
-    for (let r = -WARMUP; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? [0, 1] : [1, 0];
-      const got: { wall: number; cpu: number }[] = [];
-      for (const w of order) got[w] = await round(refunds, per, SEED + r, outDir, ways[w]!);
-      if (r < 0) continue;
-      got.forEach((g, w) => {
-        figures[w]!.wall.push(g.wall);
-        figures[w]!.cpu.push(g.cpu);
-      });
-      ratios.push(got[1]!.wall / got[0]!.wall);
-    }
+    got = await rounds({ rounds: ROUNDS, warmup: WARMUP }, async (r) => {
+      const byWay: { wall: number; cpu: number }[] = [];
+      for (const w of r % 2 === 0 ? [0, 1] : [1, 0])
+        byWay[w] = await round(refunds, per, SEED + r, outDir, ways[w]!);
+      return byWay;
+    });
   } finally {
     await pool.close();
   }
+  const wall = ways.map((_, w) => spread(got.map((g) => g[w]!.wall)));
+  const cpu = ways.map((_, w) => spread(got.map((g) => g[w]!.cpu)));
+  const figures: ExploreFigures = {
+    runsPerCpuSecond: cpu[0]!,
+    twoWorkerSpeedup: spread(got.map((g) => g[1]!.wall / g[0]!.wall)),
+  };
   ways.forEach((way, w) => {
     console.log(
-      `  ${way.label.padEnd(16)} ${withSpread(figures[w]!.wall)} explored runs/s by wall clock · ${withSpread(figures[w]!.cpu)} per CPU-second (target ≥ 500 per CPU-second)`,
+      `  ${way.label.padEnd(16)} ${fmtSpread(wall[w]!, 1)} explored runs/s by wall clock · ${fmtSpread(cpu[w]!, 1)} per CPU-second`,
     );
   });
   console.log(
-    `  ${WORKERS} workers / 1: ${withSpread(ratios, 2)}× by wall clock, round by round (target ≥ 1.8× with two workers, on two idle cores)`,
+    `  per CPU-second in this thread: target ≥ ${TARGET_RUNS_PER_CPU_SECOND}: ${verdictAtLeast(figures.runsPerCpuSecond, TARGET_RUNS_PER_CPU_SECOND)}`,
   );
+  console.log(
+    `  ${WORKERS} workers / 1: ${fmtSpread(figures.twoWorkerSpeedup, 2, '×')} by wall clock, round by round (target ≥ ${TARGET_TWO_WORKER_SPEEDUP}× with two workers, on two idle cores: ${verdictAtLeast(figures.twoWorkerSpeedup, TARGET_TWO_WORKER_SPEEDUP)})`,
+  );
+  return figures;
 }
 
-export async function benchExplore(): Promise<void> {
+/**
+ * Prints part (c) and whichever of (a) and (b) `parts` names (default: BENCH_PARTS, or all),
+ * and returns part (c)'s figures.
+ */
+export async function benchExplore(options: { parts?: string } = {}): Promise<ExploreFigures> {
+  const parts = options.parts ?? PARTS;
   const outDir = mkdtempSync(join(tmpdir(), 'faultline-bench-explore-'));
   try {
     console.log(`exploration benchmark · node ${process.version} · ${new Date().toISOString()}\n`);
-    if (PARTS.includes('c')) await throughput(outDir);
-    if (PARTS.includes('b')) await mutants(outDir);
-    if (PARTS.includes('a')) {
+    const figures = await throughput(outDir);
+    if (parts.includes('b')) await mutants(outDir);
+    if (parts.includes('a')) {
       console.log('');
       await referenceAcrossLibrary(outDir);
     }
+    return figures;
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }

@@ -1,26 +1,32 @@
 /**
  * `npm run bench`: every benchmark, then the figures of issue 18's table, each beside its
- * target. Figures are printed, never asserted.
+ * target and a verdict. Figures are printed, never asserted. A verdict on a median with its
+ * interquartile range is `meets` or `misses` only when the whole range is on one side of the
+ * target, `undecided` otherwise.
  *
- * The table reads what each benchmark returns. A benchmark that does not return a figure yet
- * (or does not exist in this checkout) is shown as "not measured", with why — never a number
- * it did not measure. What the table expects of them:
- *
- * - `bench/explore.ts` `benchExplore()` → `{ runsPerCpuSecond, twoWorkerSpeedup? }` (part c);
- * - `bench/explore.ts` `benchRunThroughput()` → `{ runsPerSecond }` (`npx faultline run`);
- * - `bench/long-run.ts` `benchLongRun()` → `{ hostile: [{ position, cpuUs, wallUs, ratio }] }`.
- *
- * Each value is a number, or a median with its interquartile range ({@link Spread}).
+ * Environment (each bench reads its own; defaults in brackets — the full bench takes a long
+ * while on a loaded two-core machine, and these make it short):
+ * - BENCH_DURABLE_ROUNDS [21], BENCH_DURABLE_STEPS [120]: the durable write step's interleaved
+ *   rounds and the steps of each run (bench/durable-step.ts);
+ * - BENCH_ROUNDS [5 for explore, 7 for run throughput], BENCH_WARMUP [1]: counted and warm-up
+ *   rounds of exploration's part (c) and of `faultline run` throughput;
+ * - BENCH_WORKERS [2], BENCH_SEED [1]: exploration's worker threads and seed (bench/explore.ts,
+ *   whose parts (a) and (b) `npm run bench` leaves out: `npx tsx bench/explore.ts` runs them);
+ * - BENCH_RUN_ARGS [none]: extra arguments for `faultline run`, e.g. `refunds/*`
+ *   (bench/run-throughput.ts; the target is for the whole library);
+ * - BENCH_LONG_STEPS [1000,10000], BENCH_LONG_ROUNDS [3]: lengths and rounds of the long
+ *   hostile-document runs (bench/long-run.ts; step 10,000 is reported only when the longest
+ *   length reaches it).
  */
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { benchDurableStep, TARGET_FLOOR_RATIO, TARGET_LANGGRAPH_RATIO } from './durable-step.js';
-import { fmtSpread, verdict, type Spread } from './stats.js';
+import { benchExplore, TARGET_RUNS_PER_CPU_SECOND, TARGET_TWO_WORKER_SPEEDUP } from './explore.js';
+import { benchLongRun, TARGET_STEP_RATIO } from './long-run.js';
+import { loadAverage } from './rounds.js';
+import { benchRunThroughput, TARGET_RUNS_PER_SECOND } from './run-throughput.js';
+import { fmtSpread, verdict, verdictAtLeast, type Spread } from './stats.js';
 import { benchTokenEconomics } from './token-economics.js';
 import { benchVirtualTime } from './virtual-time.js';
-
-type Measured = number | Spread;
 
 interface Row {
   figure: string;
@@ -29,43 +35,24 @@ interface Row {
   verdict: string;
 }
 
-const isSpread = (v: unknown): v is Spread =>
-  typeof v === 'object' && v !== null && typeof (v as Spread).median === 'number';
-const isMeasured = (v: unknown): v is Measured => typeof v === 'number' || isSpread(v);
-
-function show(v: Measured, digits: number, unit = ''): string {
-  return typeof v === 'number' ? `${v.toFixed(digits)}${unit}` : fmtSpread(v, digits, unit);
+/** A figure that must stay at or under `bound`, by wall and by CPU time. */
+function atMostRow(figure: string, wall: Spread, cpu: Spread, bound: number): Row {
+  return {
+    figure: `${figure} (wall; CPU)`,
+    measured: `${fmtSpread(wall, 2, '×')}; ${fmtSpread(cpu, 2, '×')}`,
+    target: `≤ ${bound}×`,
+    verdict: `${verdict(wall, bound)}; ${verdict(cpu, bound)}`,
+  };
 }
 
-/** `meets`/`misses` for a single number; a spread decides only when its IQR is on one side. */
-function judge(v: Measured, bound: number, direction: 'at-most' | 'at-least'): string {
-  if (typeof v === 'number') {
-    return (direction === 'at-most' ? v <= bound : v >= bound) ? 'meets' : 'misses';
-  }
-  if (direction === 'at-most') return verdict(v, bound);
-  // At least `bound`: the same test on the negated sample.
-  const negated = { median: -v.median, q1: -v.q3, q3: -v.q1, n: v.n };
-  return verdict(negated, -bound);
-}
-
-function notMeasured(why: string): Pick<Row, 'measured' | 'verdict'> {
-  return { measured: `not measured: ${why}`, verdict: '—' };
-}
-
-/** A module's exports, or why it has none to give. */
-async function load(file: string): Promise<Record<string, unknown> | string> {
-  try {
-    return (await import(file)) as Record<string, unknown>;
-  } catch (error) {
-    return `${file} did not load (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
-
-function loadAverage(): string {
-  return os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+/** A rate or speed-up that must reach `bound`. */
+function atLeastRow(figure: string, s: Spread, bound: number, digits: number, unit: string): Row {
+  return {
+    figure,
+    measured: fmtSpread(s, digits, unit),
+    target: `≥ ${bound}${unit}`,
+    verdict: verdictAtLeast(s, bound),
+  };
 }
 
 console.log(
@@ -77,132 +64,61 @@ const durable = await benchDurableStep();
 console.log('');
 await benchTokenEconomics();
 console.log('');
+const explored = await benchExplore({ parts: 'c' });
+console.log('');
+const served = await benchRunThroughput();
+console.log('');
+const longRun = await benchLongRun();
+console.log('');
 
+const base = longRun.hostile[0];
 const rows: Row[] = [
+  atMostRow(
+    'durable write step / its floor',
+    durable.floorRatio,
+    durable.floorCpuRatio,
+    TARGET_FLOOR_RATIO,
+  ),
+  atMostRow(
+    'durable write step / LangGraph.js + SqliteSaver step',
+    durable.langGraphRatio,
+    durable.langGraphCpuRatio,
+    TARGET_LANGGRAPH_RATIO,
+  ),
+  atLeastRow(
+    'explored runs per CPU-second (bench/explore.ts, part c, one thread)',
+    explored.runsPerCpuSecond,
+    TARGET_RUNS_PER_CPU_SECOND,
+    0,
+    '',
+  ),
+  atLeastRow(
+    'explore with two workers / one (part c, wall clock)',
+    explored.twoWorkerSpeedup,
+    TARGET_TWO_WORKER_SPEEDUP,
+    2,
+    '×',
+  ),
+  atLeastRow(
+    'npx faultline run: runs per second, serial',
+    served.runsPerSecond,
+    TARGET_RUNS_PER_SECOND,
+    0,
+    ' runs/s',
+  ),
+  ...longRun.hostile.map((at) => ({
+    figure: `a run's cost per step at step ${at.position.toLocaleString('en')} (hostile document, CPU)`,
+    measured: `${at.cpuUs.toFixed(0)} µs (${at.ratio.toFixed(2)}× step ${base?.position ?? '—'})`,
+    target: at === base ? 'the base' : `≤ ${TARGET_STEP_RATIO}× step ${base?.position ?? '—'}`,
+    verdict: at === base ? '—' : at.ratio <= TARGET_STEP_RATIO ? 'meets' : 'misses',
+  })),
   {
-    figure: 'durable write step / its floor (wall; CPU)',
-    measured: `${fmtSpread(durable.floorRatio, 2, '×')}; ${fmtSpread(durable.floorCpuRatio, 2, '×')}`,
-    target: `≤ ${TARGET_FLOOR_RATIO}×`,
-    verdict: `${verdict(durable.floorRatio, TARGET_FLOOR_RATIO)}; ${verdict(durable.floorCpuRatio, TARGET_FLOOR_RATIO)}`,
-  },
-  {
-    figure: 'durable write step / LangGraph.js + SqliteSaver step (wall; CPU)',
-    measured: `${fmtSpread(durable.langGraphRatio, 2, '×')}; ${fmtSpread(durable.langGraphCpuRatio, 2, '×')}`,
-    target: `≤ ${TARGET_LANGGRAPH_RATIO}×`,
-    verdict: `${verdict(durable.langGraphRatio, TARGET_LANGGRAPH_RATIO)}; ${verdict(durable.langGraphCpuRatio, TARGET_LANGGRAPH_RATIO)}`,
+    figure: 'npm test wall time, fresh clone',
+    measured: 'measured outside the bench: `time npm test` on a fresh clone',
+    target: '≤ 4 min',
+    verdict: '—',
   },
 ];
-
-// Exploration (bench/explore.ts, part c) and the whole library's throughput.
-process.env.BENCH_PARTS ??= 'c';
-const explore = await load('./explore.js');
-const exploreRow = (figure: string, target: string): Row => ({
-  figure,
-  target,
-  measured: '',
-  verdict: '',
-});
-const perCpu = exploreRow('explored runs per CPU-second (bench/explore.ts, part c)', '≥ 500');
-const twoWorkers = exploreRow('explore with two workers / one (part c)', '≥ 1.8×');
-const serial = exploreRow('npx faultline run: runs per second, serial', '≥ 200 runs/s');
-if (typeof explore === 'string') {
-  Object.assign(perCpu, notMeasured(explore));
-  Object.assign(twoWorkers, notMeasured(explore));
-  Object.assign(serial, notMeasured(explore));
-} else {
-  const benchExplore = explore.benchExplore;
-  if (typeof benchExplore !== 'function') {
-    Object.assign(perCpu, notMeasured('bench/explore.ts has no benchExplore()'));
-    Object.assign(twoWorkers, notMeasured('bench/explore.ts has no benchExplore()'));
-  } else {
-    const got = ((await (benchExplore as () => Promise<unknown>)()) ?? {}) as Record<
-      string,
-      unknown
-    >;
-    console.log('');
-    const { runsPerCpuSecond, twoWorkerSpeedup } = got;
-    Object.assign(
-      perCpu,
-      isMeasured(runsPerCpuSecond)
-        ? {
-            measured: show(runsPerCpuSecond, 0),
-            verdict: judge(runsPerCpuSecond, 500, 'at-least'),
-          }
-        : notMeasured('benchExplore() returns no runsPerCpuSecond (its own output is above)'),
-    );
-    Object.assign(
-      twoWorkers,
-      isMeasured(twoWorkerSpeedup)
-        ? {
-            measured: show(twoWorkerSpeedup, 2, '×'),
-            verdict: judge(twoWorkerSpeedup, 1.8, 'at-least'),
-          }
-        : notMeasured('benchExplore() returns no twoWorkerSpeedup (no --workers yet)'),
-    );
-  }
-  const benchRunThroughput = explore.benchRunThroughput;
-  if (typeof benchRunThroughput !== 'function') {
-    Object.assign(serial, notMeasured('bench/explore.ts has no benchRunThroughput()'));
-  } else {
-    const got = ((await (benchRunThroughput as () => Promise<unknown>)()) ?? {}) as Record<
-      string,
-      unknown
-    >;
-    console.log('');
-    Object.assign(
-      serial,
-      isMeasured(got.runsPerSecond)
-        ? {
-            measured: show(got.runsPerSecond, 0, ' runs/s'),
-            verdict: judge(got.runsPerSecond, 200, 'at-least'),
-          }
-        : notMeasured('benchRunThroughput() returns no runsPerSecond'),
-    );
-  }
-}
-rows.push(perCpu, twoWorkers, serial);
-
-// Cost per step as a run grows (bench/long-run.ts). An older long-run.ts is a script that
-// runs as soon as it is imported, so it is imported only once it exports benchLongRun.
-const longRunFile = fileURLToPath(new URL('./long-run.ts', import.meta.url));
-const longRunRows = [100, 1_000, 10_000].map((position) => ({
-  figure: `a run's cost per step at step ${position.toLocaleString('en')} (hostile document, CPU)`,
-  target: position === 100 ? 'the base' : '≤ 1.2× step 100',
-  measured: '',
-  verdict: '',
-}));
-if (!/export async function benchLongRun\b/.test(readFileSync(longRunFile, 'utf8'))) {
-  for (const row of longRunRows)
-    Object.assign(row, notMeasured('bench/long-run.ts exports no benchLongRun() yet'));
-} else {
-  const longRun = await load('./long-run.js');
-  const got =
-    typeof longRun === 'string' || typeof longRun.benchLongRun !== 'function'
-      ? undefined
-      : ((await (longRun.benchLongRun as () => Promise<unknown>)()) as {
-          hostile?: { position: number; cpuUs: number; ratio: number }[];
-        });
-  console.log('');
-  for (const [i, row] of longRunRows.entries()) {
-    const position = [100, 1_000, 10_000][i]!;
-    const at = got?.hostile?.find((h) => h.position === position);
-    Object.assign(
-      row,
-      at
-        ? {
-            measured: `${at.cpuUs.toFixed(0)} µs (${at.ratio.toFixed(2)}× step 100)`,
-            verdict: position === 100 ? '—' : at.ratio <= 1.2 ? 'meets' : 'misses',
-          }
-        : notMeasured(`benchLongRun() returned no step ${position}`),
-    );
-  }
-}
-rows.push(...longRunRows, {
-  figure: 'npm test wall time, fresh clone',
-  measured: 'measured outside the bench: `time npm test` on a fresh clone',
-  target: '≤ 4 min',
-  verdict: '—',
-});
 
 console.log(
   `issue 18's figures (medians, IQR in brackets; a verdict is "undecided" when the target falls inside the IQR) · load average now ${loadAverage()}`,

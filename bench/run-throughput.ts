@@ -8,61 +8,61 @@
  * counted), BENCH_RUN_ARGS (extra arguments for `run`, e.g. "refunds/*").
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../bin/cli.js';
-import type { Io } from '../bin/io.js';
-import { withSpread } from './quartiles.js';
+import { quietIo } from './quiet-io.js';
+import { loadAverage, rounds, timed } from './rounds.js';
+import { fmtSpread, spread, verdictAtLeast, type Spread } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const EXTRA = (process.env.BENCH_RUN_ARGS ?? '').split(' ').filter((a) => a !== '');
 
-const silent: Io = {
-  out: () => undefined,
-  err: () => undefined,
-  progress: () => undefined,
-  progressDone: () => undefined,
-  color: false,
-  tty: false,
-};
+const silent = quietIo();
 
 /** One `faultline run` of the library into a fresh folder: runs made, wall and CPU seconds. */
 async function runOnce(): Promise<{ runs: number; wall: number; cpu: number }> {
   const out = mkdtempSync(join(tmpdir(), 'faultline-bench-run-'));
   try {
-    const since = process.cpuUsage();
-    const started = performance.now();
-    const status = await main(['run', ...EXTRA, '--out', out], silent);
-    const wall = (performance.now() - started) / 1_000;
-    const used = process.cpuUsage(since);
+    const {
+      value: status,
+      wallSeconds,
+      cpuSeconds,
+    } = await timed(() => main(['run', ...EXTRA, '--out', out], silent));
     if (status !== 0) throw new Error(`faultline run exited ${status}`);
     const runs = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').length;
-    return { runs, wall, cpu: (used.user + used.system) / 1e6 };
+    return { runs, wall: wallSeconds, cpu: cpuSeconds };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
-export async function benchRunThroughput(): Promise<void> {
+/** Issue 18's target: runs per second of `faultline run`, serial. */
+export const TARGET_RUNS_PER_SECOND = 200;
+
+/** What {@link benchRunThroughput} measured: runs per second by wall clock, over rounds. */
+export interface RunThroughputFigures {
+  runsPerSecond: Spread;
+  runsPerCpuSecond: Spread;
+  runsPerRound: number;
+}
+
+/** Prints `faultline run`'s throughput (median and IQR of rounds, with the target) and returns it. */
+export async function benchRunThroughput(): Promise<RunThroughputFigures> {
   console.log(
-    `faultline run throughput: the built-in library${EXTRA.length ? ` (${EXTRA.join(' ')})` : ''}, serial, in-process, file stores and trajectories written; median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
+    `faultline run throughput: the built-in library${EXTRA.length ? ` (${EXTRA.join(' ')})` : ''}, serial, in-process, file stores and trajectories written; median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadAverage(1)}`,
   );
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  let runs = 0;
-  for (let r = -WARMUP; r < ROUNDS; r++) {
-    const got = await runOnce();
-    if (r < 0) continue;
-    runs = got.runs;
-    wall.push(got.runs / got.wall);
-    cpu.push(got.runs / got.cpu);
-  }
+  const got = await rounds({ rounds: ROUNDS, warmup: WARMUP }, runOnce);
+  const figures: RunThroughputFigures = {
+    runsPerSecond: spread(got.map((g) => g.runs / g.wall)),
+    runsPerCpuSecond: spread(got.map((g) => g.runs / g.cpu)),
+    runsPerRound: got.at(-1)?.runs ?? 0,
+  };
   console.log(
-    `  ${runs} runs a round: ${withSpread(wall)} runs/s by wall clock (target ≥ 200 runs/s serial) · ${withSpread(cpu)} runs per CPU-second`,
+    `  ${figures.runsPerRound} runs a round: ${fmtSpread(figures.runsPerSecond, 1)} runs/s by wall clock (target ≥ ${TARGET_RUNS_PER_SECOND} runs/s serial: ${verdictAtLeast(figures.runsPerSecond, TARGET_RUNS_PER_SECOND)}) · ${fmtSpread(figures.runsPerCpuSecond, 1)} runs per CPU-second`,
   );
+  return figures;
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) await benchRunThroughput();

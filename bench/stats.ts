@@ -50,6 +50,16 @@ export function verdict(s: Spread, atMost: number): 'meets' | 'misses' | 'undeci
   return 'undecided';
 }
 
+/**
+ * The same decision against a lower bound (a rate that must reach a target): `meets` when even
+ * its lower quartile is at or over the bound, `misses` when even its upper quartile is under it.
+ */
+export function verdictAtLeast(s: Spread, atLeast: number): 'meets' | 'misses' | 'undecided' {
+  if (s.q1 >= atLeast) return 'meets';
+  if (s.q3 < atLeast) return 'misses';
+  return 'undecided';
+}
+
 export function fmt(us: number): string {
   return `${us.toFixed(1)} µs`;
 }

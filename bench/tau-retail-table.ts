@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../bin/cli.js';
-import type { Io } from '../bin/io.js';
+import { quietIo } from './quiet-io.js';
 import { ZOO } from '../scenarios/agents/zoo.js';
 import { tauRetailScenarios } from '../scenarios/library/tau-retail/index.js';
 import { libraryOracle } from '../test/support/library-oracle.js';
@@ -32,16 +32,9 @@ const agents = (
   ZOO.map((a) => a.name).filter((n) => n !== 'model-planner-objective')
 ).filter((n) => n !== '');
 
-const quiet: Io = {
-  out: () => undefined,
-  err: (line) => {
-    console.error(line);
-  },
-  progress: () => undefined,
-  progressDone: () => undefined,
-  color: false,
-  tty: false,
-};
+const quiet = quietIo((line) => {
+  console.error(line);
+});
 
 process.env.OPENAI_API_KEY = 'sk-scripted-oracle-not-a-key';
 process.env.OPENAI_BASE_URL = OPENAI_BASE_URL;

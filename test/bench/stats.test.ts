@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtSpread, median, quantile, spread, verdict } from '../../bench/stats.js';
+import { fmtSpread, median, quantile, spread, verdict, verdictAtLeast } from '../../bench/stats.js';
 
 describe('bench statistics', () => {
   it('takes quantiles by linear interpolation between ranks (numpy default, R type 7)', () => {
@@ -23,5 +23,11 @@ describe('bench statistics', () => {
     expect(verdict({ median: 1.1, q1: 1.0, q3: 1.3, n: 9 }, 1.3)).toBe('meets');
     expect(verdict({ median: 1.5, q1: 1.31, q3: 1.8, n: 9 }, 1.3)).toBe('misses');
     expect(verdict({ median: 1.2, q1: 1.1, q3: 1.4, n: 9 }, 1.3)).toBe('undecided');
+  });
+
+  it('decides against a lower bound the same way: meets only when the lower quartile reaches it', () => {
+    expect(verdictAtLeast({ median: 600, q1: 500, q3: 700, n: 5 }, 500)).toBe('meets');
+    expect(verdictAtLeast({ median: 190, q1: 180, q3: 499, n: 5 }, 500)).toBe('misses');
+    expect(verdictAtLeast({ median: 1.8, q1: 1.7, q3: 1.9, n: 5 }, 1.8)).toBe('undecided');
   });
 });
