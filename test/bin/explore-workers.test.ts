@@ -8,9 +8,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What an exploration prints, minus the wall-clock figures and the folder it saved into. */
+/**
+ * What an exploration prints, minus the wall-clock figures, the progress lines (printed as time
+ * passes, so each run shows others) and the folder it saved into.
+ */
 function timeless(stdout: string, regressions: string): string {
   return stdout
+    .split('\n')
+    .filter((line) => !/ · [\d.]+ runs\/s$/.test(line))
+    .join('\n')
     .replace(/\([\d.]+ s(, [\d.]+ runs\/s)?\)/g, '(… s)')
     .replaceAll(regressions, 'REGRESSIONS');
 }
