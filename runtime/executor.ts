@@ -5,7 +5,8 @@ import type {
   JsonSchemaType,
   JsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { Clock } from './clock.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { systemClock, type Clock } from './clock.js';
 import { contentHash } from './contract.js';
 import type { ToolErrorClass } from './failure-class.js';
 import { META, toolErrorSchema, type Trust } from './protocol.js';
@@ -87,10 +88,21 @@ export class Executor {
       : `arguments for ${tool} do not fit its schema: ${result.errorMessage}`;
   }
 
-  async call(request: CallRequest): Promise<CallOutcome> {
+  /**
+   * Calls a tool and classifies what came back. Not itself async: the call's own promise is
+   * handed back, one hop fewer on every call.
+   */
+  call(request: CallRequest): Promise<CallOutcome> {
     const invalid = this.checkArgs(request.tool, request.args);
-    if (invalid) return { kind: 'error', class: 'invalid_argument', message: invalid };
+    if (invalid)
+      return Promise.resolve({ kind: 'error', class: 'invalid_argument', message: invalid });
+    return this.clock === systemClock && !request.signal
+      ? this.callOnWallClock(request)
+      : this.callOnClock(request);
+  }
 
+  /** A call whose deadline is a timer on the runtime's clock, which aborts it through its signal. */
+  private async callOnClock(request: CallRequest): Promise<CallOutcome> {
     // Each request needs a signal that aborts it alone. Making one costs more than the rest of a
     // call's bookkeeping, so a call made while none other is in flight borrows a spare one;
     // overlapping calls get their own, and an aborted one is never lent again.
@@ -133,6 +145,39 @@ export class Executor {
       cancelTimer();
       if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort);
       if (abort === this.spare) this.returnSpare(abort);
+    }
+    return classifyResult(result);
+  }
+
+  /**
+   * A call on the system clock with no harness signal: the runtime's clock and the SDK's
+   * request timer are then the same wall clock, so the SDK's timer is the deadline — one timer
+   * a call instead of two, and no abort signal to lend and take back (a third of a call's own
+   * bookkeeping). A timeout is told from any other error by the SDK's own mark on it: code
+   * `RequestTimeout` with this call's timeout as its data, which no reply from a server carries
+   * unless it claims the very same timeout; it is classified as the clock's timeout is above.
+   */
+  private async callOnWallClock(request: CallRequest): Promise<CallOutcome> {
+    let result: Awaited<ReturnType<Client['callTool']>>;
+    try {
+      result = await this.client.callTool(
+        { name: request.tool, arguments: request.args, _meta: request.meta },
+        undefined,
+        { timeout: request.timeoutMs },
+      );
+    } catch (error) {
+      if (
+        error instanceof McpError &&
+        error.code === (ErrorCode.RequestTimeout as number) &&
+        (error.data as { timeout?: unknown } | undefined)?.timeout === request.timeoutMs
+      ) {
+        return {
+          kind: 'no-reply',
+          reason: 'timeout',
+          message: `no reply from ${request.tool} within ${request.timeoutMs} ms`,
+        };
+      }
+      return classifyThrown(request.tool, error);
     }
     return classifyResult(result);
   }

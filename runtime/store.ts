@@ -265,7 +265,13 @@ export class RunStore {
    * `illegal-transition` (writing nothing) when `change.to` is not reachable from the run's state.
    */
   commit(runId: string, change: Change): number {
-    const head = this.commitTx(runId, change);
+    // A change that writes its event row alone (most of a run's: an intent, an outcome) is one
+    // statement, which SQLite commits atomically by itself: no BEGIN and COMMIT around it. Only
+    // on a file, and once this instance knows the run's head (nothing read before the write).
+    const head =
+      !this.reusable && changesEventsOnly(change) && this.heads.has(runId)
+        ? this.applyChange(runId, change)
+        : this.commitTx(runId, change);
     // Only once the transaction committed: a rolled-back change leaves the cache as it was.
     this.heads.set(runId, head);
     return head.seq;
@@ -299,12 +305,7 @@ export class RunStore {
     checkOwner(runId, change.approval);
     if (change.evidence) for (const e of change.evidence) checkOwner(runId, e);
     const seq = head.seq + 1;
-    if (
-      change.to !== undefined ||
-      change.stop ||
-      change.plan ||
-      change.compensationOwed !== undefined
-    ) {
+    if (!changesEventsOnly(change)) {
       // A run that is no longer stopped keeps no stop reason; one stopped again gets the new one.
       const clearStop = !change.stop && change.to !== undefined && !holdsStopReason(change.to);
       this.stmts.updateRun.run(
@@ -542,6 +543,16 @@ function statementsFor(db: Database.Database): Statements {
   };
   preparedOn.set(db, made);
   return made;
+}
+
+/** Whether a change writes nothing but its event row (no transition, stop, plan or compensation flag). */
+function changesEventsOnly(change: Change): boolean {
+  return (
+    change.to === undefined &&
+    change.stop === undefined &&
+    change.plan === undefined &&
+    change.compensationOwed === undefined
+  );
 }
 
 function checkOwner(runId: string, record: { runId: string } | undefined): void {

@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Clock } from '../../runtime/clock.js';
+import { systemClock, type Clock } from '../../runtime/clock.js';
 import { Executor, type CallRequest } from '../../runtime/executor.js';
 
 /** A clock whose timers fire only when the test says so. */
@@ -32,6 +32,10 @@ class ManualClock implements Clock {
 interface Rig {
   executor: Executor;
   clock: ManualClock;
+  /** An executor of the same client on the system clock. */
+  onWallClock: Executor;
+  /** Makes the server answer the next request with this JSON-RPC error instead of its result. */
+  failNext: (error: { code: number; message: string; data?: unknown }) => void;
   /** Request ids the server was told to cancel. */
   cancelled: unknown[];
   /** Releases every `hang` call still waiting. */
@@ -66,10 +70,17 @@ async function rig(): Promise<Rig> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const cancelled: unknown[] = [];
+  let failure: { code: number; message: string; data?: unknown } | undefined;
   const deliver = serverSide.onmessage;
   serverSide.onmessage = (message: JSONRPCMessage) => {
     if ('method' in message && message.method === 'notifications/cancelled')
       cancelled.push(message.params?.requestId);
+    if (failure && 'method' in message && 'id' in message) {
+      const error = failure;
+      failure = undefined;
+      void serverSide.send({ jsonrpc: '2.0', id: message.id, error });
+      return;
+    }
     deliver?.(message);
   };
   const client = new Client({ name: 'executor-test', version: '1' });
@@ -77,9 +88,15 @@ async function rig(): Promise<Rig> {
   const clock = new ManualClock();
   const executor = new Executor(client, clock);
   await executor.loadTools();
+  const onWallClock = new Executor(client, systemClock);
+  await onWallClock.loadTools();
   const made: Rig = {
     executor,
     clock,
+    onWallClock,
+    failNext: (error) => {
+      failure = error;
+    },
     cancelled,
     release: () => {
       for (const answer of waiting.splice(0)) answer();
@@ -166,5 +183,48 @@ describe('Executor.call', () => {
     await settle();
     expect(cancelled).toHaveLength(1);
     expect(await executor.call(request('echo', 'b'))).toMatchObject({ kind: 'ok' });
+  });
+
+  it('on the system clock, times out when no reply comes in time, cancelling that request alone', async () => {
+    const { onWallClock, cancelled } = await rig();
+    expect(await onWallClock.call(request('echo', 'a'))).toMatchObject({ kind: 'ok', result: 'a' });
+
+    const outcome = await onWallClock.call({ ...request('hang', 'b'), timeoutMs: 20 });
+
+    expect(outcome).toEqual({
+      kind: 'no-reply',
+      reason: 'timeout',
+      message: 'no reply from hang within 20 ms',
+    });
+    await settle();
+    expect(cancelled).toHaveLength(1);
+    expect(await onWallClock.call(request('echo', 'c'))).toMatchObject({ kind: 'ok', result: 'c' });
+  });
+
+  it('on the system clock, takes a server’s error reply for what it is, even with the timeout code', async () => {
+    const { onWallClock, failNext } = await rig();
+    failNext({
+      code: ErrorCode.RequestTimeout,
+      message: 'upstream timed out',
+      data: { timeout: 5 },
+    });
+
+    const outcome = await onWallClock.call(request('echo', 'a'));
+
+    expect(outcome).toMatchObject({ kind: 'error', class: 'malformed_reply' });
+    expect(await onWallClock.call(request('echo', 'b'))).toMatchObject({ kind: 'ok', result: 'b' });
+  });
+
+  it('on the system clock with the caller’s signal, still aborts the call in flight', async () => {
+    const { onWallClock, cancelled } = await rig();
+    const caller = new AbortController();
+    const call = onWallClock.call({ ...request('hang', 'a'), signal: caller.signal });
+    await settle();
+
+    caller.abort(new Error('stop'));
+
+    expect(await call).toMatchObject({ kind: 'error' });
+    await settle();
+    expect(cancelled).toHaveLength(1);
   });
 });

@@ -434,6 +434,46 @@ describe('RunStore.commit', () => {
     expect(s.getRun('run-1')?.state).toBe('created');
   });
 
+  it('commits an event-only change at once: another connection reads it before the next', () => {
+    const s = open();
+    s.createRun(newRun('run-1'), { type: 'run.created' });
+    s.commit('run-1', { at: 2, to: 'planned', event: { type: 'plan.created' } });
+    const other = rawConnection();
+    const types = () =>
+      other.prepare('SELECT type FROM events WHERE run_id = ? ORDER BY seq').pluck().all('run-1');
+
+    s.commit('run-1', { at: 3, event: { type: 'action.intended' }, action: action('run-1') });
+    expect(types()).toEqual(['run.created', 'plan.created', 'action.intended']);
+
+    s.commit('run-1', {
+      at: 4,
+      event: { type: 'action.confirmed' },
+      action: action('run-1', { status: 'confirmed', attempts: 1 }),
+      used: { toolCalls: 1 },
+      checkpoint: { boundary: 'confirmed-action', data: {} },
+    });
+    expect(types()).toEqual(['run.created', 'plan.created', 'action.intended', 'action.confirmed']);
+  });
+
+  it('writes nothing for an event-only change that fails, and keeps the sequence', () => {
+    const s = open();
+    s.createRun(newRun('run-1'), { type: 'run.created' });
+    s.commit('run-1', { at: 2, to: 'planned', event: { type: 'plan.created' } });
+    const before = snapshot(s, 'run-1');
+
+    expect(() => s.commit('run-1', { at: 3, event: { type: 'bad', data: { big: 10n } } })).toThrow(
+      /BigInt/,
+    );
+    expect(snapshot(s, 'run-1')).toEqual(before);
+
+    expect(s.commit('run-1', { at: 4, event: { type: 'good' } })).toBe(3);
+    expect(s.events('run-1').map((e) => [e.seq, e.type])).toEqual([
+      [1, 'run.created'],
+      [2, 'plan.created'],
+      [3, 'good'],
+    ]);
+  });
+
   it('accumulates budget use deltas and records each delta on its event', () => {
     const s = open();
     s.createRun(newRun('run-1'), { type: 'run.created' });
