@@ -270,8 +270,9 @@ export class RunStore {
    */
   commit(runId: string, change: Change): number {
     // A change that writes its event row alone (most of a run's: an intent, an outcome) is one
-    // statement, which SQLite commits atomically by itself: no BEGIN and COMMIT around it. Only
-    // on a file, and once this instance knows the run's head (nothing read before the write).
+    // statement, which SQLite commits atomically by itself: no BEGIN and COMMIT around it. Not
+    // in a store whose work stays in one outer transaction (each change there is a savepoint),
+    // and only once this instance knows the run's head (nothing is read before the write).
     const head =
       !this.reusable && changesEventsOnly(change) && this.heads.has(runId)
         ? this.applyChange(runId, change)
