@@ -169,11 +169,7 @@ export class RunStore {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
       }
-      // No foreign-key checks: they never refuse anything here, and looking up the run for every
-      // event row cost a twentieth of a durable write step. An event is written only once the
-      // run's head was read (or cached) from run_state, which exists only for a created run, and
-      // no row of runs is ever deleted. (better-sqlite3 turns the checks on by default.)
-      db.pragma('foreign_keys = OFF');
+      db.pragma('foreign_keys = ON');
       migrate(db, path);
       return new RunStore(db, path, reusable);
     } catch (error) {
