@@ -42,7 +42,7 @@ import type { Cassette, Interaction, ReplayOptions } from '../recordings/index.j
 
 /*
  * The public entries, name by name: a value missing from an entry fails here at run time, a
- * type missing fails the type check (`npm test` runs it first).
+ * type missing fails the type check (`npm test` runs it beside the tests).
  */
 
 describe('faultline (index.ts)', () => {
