@@ -407,6 +407,15 @@ export class RunStore {
     return r ? toRun(r) : undefined;
   }
 
+  /**
+   * The versions a run was bound to ({@link getRun}'s `versions`), without reading its contract,
+   * blueprint and budget use: what a harness reads once a run is over.
+   */
+  runVersions(runId: string): RunRecord['versions'] | undefined {
+    const r = this.stmts.versions.get(runId) as Row | undefined;
+    return r ? toVersions(r) : undefined;
+  }
+
   listRuns(): RunRecord[] {
     return (this.db.prepare(`${RUN_SELECT} ORDER BY runs.created_at, runs.id`).all() as Row[]).map(
       toRun,
@@ -513,6 +522,7 @@ interface Statements {
     | 'runState'
     | 'hasRun'
     | 'run'
+    | 'versions'
     | 'insertRun'
     | 'insertRunState'
     | 'lastSeq'
@@ -540,6 +550,11 @@ function statementsFor(db: Database.Database): Statements {
       runState: () => db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
       hasRun: () => db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck(),
       run: () => db.prepare(`${RUN_SELECT} WHERE runs.id = ?`),
+      versions: () =>
+        db.prepare(
+          `SELECT contract_version, contract_hash, blueprint_version, blueprint_hash, model_version,
+             prompt_version, policy_version, tool_schemas_hash FROM runs WHERE id = ?`,
+        ),
       insertRun: () =>
         db.prepare(
           `INSERT INTO runs (id, mode, objective, contract_json, contract_version, contract_hash,
@@ -693,16 +708,7 @@ function toRun(r: Row): RunRecord {
     objective: r.objective as string,
     contract: JSON.parse(r.contract_json as string) as unknown,
     blueprint: JSON.parse(r.blueprint_json as string) as unknown,
-    versions: {
-      contract: r.contract_version as string,
-      contractHash: r.contract_hash as string,
-      blueprint: r.blueprint_version as string,
-      blueprintHash: r.blueprint_hash as string,
-      model: r.model_version as string,
-      prompt: r.prompt_version as string,
-      policy: r.policy_version as string,
-      toolSchemasHash: r.tool_schemas_hash as string,
-    },
+    versions: toVersions(r),
     input: JSON.parse(r.input_json as string) as Record<string, unknown>,
     planVersion: r.plan_version as number,
     used: JSON.parse(r.used_json as string) as BudgetUse,
@@ -710,5 +716,18 @@ function toRun(r: Row): RunRecord {
     compensationOwed: r.compensation_owed === 1,
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
+  };
+}
+
+function toVersions(r: Row): RunRecord['versions'] {
+  return {
+    contract: r.contract_version as string,
+    contractHash: r.contract_hash as string,
+    blueprint: r.blueprint_version as string,
+    blueprintHash: r.blueprint_hash as string,
+    model: r.model_version as string,
+    prompt: r.prompt_version as string,
+    policy: r.policy_version as string,
+    toolSchemasHash: r.tool_schemas_hash as string,
   };
 }

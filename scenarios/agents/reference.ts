@@ -102,7 +102,7 @@ export class ReferenceAgent implements AgentUnderTest {
     const store =
       kept?.path === storePath && kept.store.isOpen ? kept.store : this.openStore(storePath);
     try {
-      const versions = store.getRun(runId)?.versions;
+      const versions = store.runVersions(runId);
       return {
         events: store.events(runId),
         actions: store.actions(runId),
