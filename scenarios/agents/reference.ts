@@ -35,14 +35,15 @@ export interface ReferenceAgentOptions {
 }
 
 /**
- * A harness run's file store: never synced to disk, locked by the one incarnation that has it
- * open. What such a store must survive is what the engine does to it — an incarnation killed in
- * process or a child process killed — and a commit is in the operating system's cache, which
- * outlives any process, before `commit` returns. A power loss is the one thing it gives up, and
- * a run cut short by one is made again (`faultline run --resume` makes every run not in
- * `results.jsonl`). Syncing cost three disk flushes per incarnation, most of a run's time.
+ * A harness run's file store: never synced to disk. What such a store must survive is what the
+ * engine does to it — an incarnation killed in process or a child process killed — and a
+ * commit is in the operating system's cache, which outlives any process, before `commit`
+ * returns. A power loss is the one thing it gives up, and a run cut short by one is made again
+ * (`faultline run` makes every run not in `results.jsonl`). Syncing cost three disk flushes per
+ * incarnation, most of a run's time. Not `exclusive`: in child mode the parent reads the
+ * records of a store a child process may still hold open.
  */
-export const HARNESS_FILE_STORE: FileStoreOptions = { sync: 'off', exclusive: true };
+export const HARNESS_FILE_STORE: FileStoreOptions = { sync: 'off' };
 
 /**
  * The reference runtime as an agent under test. Each incarnation opens the store, runs, and
