@@ -224,7 +224,14 @@ export function readResults(
   return { results, truncated, file };
 }
 
-/** Appends finished runs to a result set, one line each, flushed to disk before returning. */
+/**
+ * Appends finished runs to a result set, one line each, written before `append` returns: a
+ * killed process loses no finished run (the bytes are in the operating system's cache, which
+ * outlives the process) and at most cuts the line it was writing, which `--resume` repairs.
+ * Nothing is synced to disk per run — two disk flushes a run were most of a run's wall time —
+ * only once, at `close`: a power loss or an operating-system crash mid-suite can lose the
+ * newest runs of the unfinished set, which a fresh run makes again.
+ */
 export class ResultsWriter {
   private readonly fd: number;
   readonly file: string;
@@ -242,18 +249,24 @@ export class ResultsWriter {
 
   /** Writes the trajectory file first (atomically), then the record: a record always has its trajectory. */
   append(result: RunResult, trajectory: unknown): void {
-    writeFileAtomic(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory));
+    writeFileAtomic(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory), {
+      sync: false,
+    });
     this.appendRecord(result);
   }
 
   /** Appends a record whose trajectory file is already in place (merging). */
   appendRecord(result: RunResult): void {
     writeSync(this.fd, `${JSON.stringify(result)}\n`);
-    fsyncSync(this.fd);
   }
 
+  /** Syncs the records to disk and closes the file. */
   close(): void {
-    closeSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 
@@ -269,14 +282,22 @@ export function repairResults(dir: string): RunResult[] {
   return results;
 }
 
-/** Writes through a temp file and a rename, so a reader never sees half a file. */
-export function writeFileAtomic(path: string, content: string): void {
+/**
+ * Writes through a temp file and a rename, so a reader (or a process killed mid-write) never
+ * leaves half a file. `sync: false` skips syncing the content to disk before the rename: the
+ * file is still whole or absent after a killed process, but a power loss can leave it empty.
+ */
+export function writeFileAtomic(
+  path: string,
+  content: string,
+  options: { sync?: boolean } = {},
+): void {
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   const fd = openSync(temp, 'w');
   try {
     writeSync(fd, content);
-    fsyncSync(fd);
+    if (options.sync !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -36,6 +36,26 @@ export interface CallRequest {
 const SDK_TIMEOUT_MS = 2_147_483_647;
 
 /**
+ * Tool-schema hashes by the schemas' JSON text. Every incarnation of every run lists the same
+ * few worlds' tools, and the canonical hash (keys sorted, then SHA-256) of a world's schemas
+ * costs about a twentieth of a run; the same text always has the same canonical form, so the text
+ * is a safe key.
+ */
+const schemasHashes = new Map<string, string>();
+const SCHEMAS_HASHES = 64;
+
+function schemasHash(schemas: unknown): string {
+  const text = JSON.stringify(schemas);
+  let hash = schemasHashes.get(text);
+  if (hash === undefined) {
+    hash = contentHash(schemas);
+    if (schemasHashes.size >= SCHEMAS_HASHES) schemasHashes.clear();
+    schemasHashes.set(text, hash);
+  }
+  return hash;
+}
+
+/**
  * Calls allow-listed tools over an MCP client: arguments checked against the tool's input
  * schema before anything is sent, timeouts on the runtime's clock (aborting the request
  * through its signal), and every result classified into a failure class.
@@ -68,7 +88,7 @@ export class Executor {
         sharedSchemaValidators.getValidator(tool.inputSchema as JsonSchemaType),
       );
     }
-    this.schemasHash = contentHash(
+    this.schemasHash = schemasHash(
       tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
     );
     return this.schemasHash;

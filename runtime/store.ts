@@ -22,6 +22,34 @@ import type { StopReason } from './contract.js';
 type Row = Record<string, unknown>;
 
 /**
+ * How a store file is held, for a caller that knows what it needs. The defaults are the
+ * runtime's contract: every commit survives a killed process, and a power loss can drop the
+ * last commits but never the file's consistency.
+ *
+ * @example
+ * ```ts
+ * // A test harness's store of one run, which it can make again after a power loss.
+ * const store = RunStore.open('stores/run-1.db', { sync: 'off', exclusive: true });
+ * ```
+ */
+export interface FileStoreOptions {
+  /**
+   * `normal` (default): SQLite's `synchronous=NORMAL` — the WAL is synced before each
+   * checkpoint, the file after it. `off`: never synced — a commit still survives a killed
+   * process (it is in the operating system's cache when `commit` returns), but a power loss or
+   * an operating-system crash can corrupt the file. Each sync costs milliseconds on an ordinary
+   * disk, and a store pays three for every open and close.
+   */
+  sync?: 'normal' | 'off';
+  /**
+   * Holds the file's lock from open to close (`locking_mode=EXCLUSIVE`): no other connection
+   * can read the store meanwhile, and SQLite keeps the WAL index in memory instead of making,
+   * mapping and deleting a `-shm` file. Default false.
+   */
+  exclusive?: boolean;
+}
+
+/**
  * Connections of closed in-memory stores that started empty, emptied again, kept with the
  * statements prepared on them: opening a store costs a connection, loading the schema and
  * preparing every statement again, a tenth of an explored run.
@@ -123,10 +151,13 @@ export class RunStore {
     return this.statements.reads;
   }
 
-  /** Opens (creating or migrating) a store file; `':memory:'` for a throwaway one. */
-  static open(path: string): RunStore {
+  /**
+   * Opens (creating or migrating) a store file; `':memory:'` for a throwaway one. `options`
+   * trade durability the caller does not need for speed (see {@link FileStoreOptions}).
+   */
+  static open(path: string, options: FileStoreOptions = {}): RunStore {
     if (path !== ':memory:' && path !== '') seedNewStore(path);
-    return RunStore.prepare(new Database(path), path);
+    return RunStore.prepare(new Database(path), path, false, false, options);
   }
 
   /**
@@ -162,12 +193,16 @@ export class RunStore {
     path: string,
     inMemory = false,
     reusable = false,
+    options: FileStoreOptions = {},
   ): RunStore {
     try {
       // A journal mode and a sync level mean nothing without a file.
       if (!inMemory) {
+        // Before the first read: a WAL store locked exclusively keeps its index in this
+        // process's memory and never makes the `-shm` file.
+        if (options.exclusive === true) db.pragma('locking_mode = EXCLUSIVE');
         db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
+        db.pragma(options.sync === 'off' ? 'synchronous = OFF' : 'synchronous = NORMAL');
       }
       db.pragma('foreign_keys = ON');
       migrate(db, path);
@@ -374,6 +409,15 @@ export class RunStore {
     return r ? toRun(r) : undefined;
   }
 
+  /**
+   * The versions a run was bound to ({@link getRun}'s `versions`), without reading its contract,
+   * blueprint and budget use: what a harness reads once a run is over.
+   */
+  runVersions(runId: string): RunRecord['versions'] | undefined {
+    const r = this.stmts.versions.get(runId) as Row | undefined;
+    return r ? toVersions(r) : undefined;
+  }
+
   listRuns(): RunRecord[] {
     return (this.db.prepare(`${RUN_SELECT} ORDER BY runs.created_at, runs.id`).all() as Row[]).map(
       toRun,
@@ -480,6 +524,7 @@ interface Statements {
     | 'runState'
     | 'hasRun'
     | 'run'
+    | 'versions'
     | 'insertRun'
     | 'insertRunState'
     | 'lastSeq'
@@ -507,6 +552,11 @@ function statementsFor(db: Database.Database): Statements {
       runState: () => db.prepare('SELECT state, plan_version FROM run_state WHERE run_id = ?'),
       hasRun: () => db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck(),
       run: () => db.prepare(`${RUN_SELECT} WHERE runs.id = ?`),
+      versions: () =>
+        db.prepare(
+          `SELECT contract_version, contract_hash, blueprint_version, blueprint_hash, model_version,
+             prompt_version, policy_version, tool_schemas_hash FROM runs WHERE id = ?`,
+        ),
       insertRun: () =>
         db.prepare(
           `INSERT INTO runs (id, mode, objective, contract_json, contract_version, contract_hash,
@@ -670,16 +720,7 @@ function toRun(r: Row): RunRecord {
     objective: r.objective as string,
     contract: JSON.parse(r.contract_json as string) as unknown,
     blueprint: JSON.parse(r.blueprint_json as string) as unknown,
-    versions: {
-      contract: r.contract_version as string,
-      contractHash: r.contract_hash as string,
-      blueprint: r.blueprint_version as string,
-      blueprintHash: r.blueprint_hash as string,
-      model: r.model_version as string,
-      prompt: r.prompt_version as string,
-      policy: r.policy_version as string,
-      toolSchemasHash: r.tool_schemas_hash as string,
-    },
+    versions: toVersions(r),
     input: JSON.parse(r.input_json as string) as Record<string, unknown>,
     planVersion: r.plan_version as number,
     used: JSON.parse(r.used_json as string) as BudgetUse,
@@ -687,5 +728,18 @@ function toRun(r: Row): RunRecord {
     compensationOwed: r.compensation_owed === 1,
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
+  };
+}
+
+function toVersions(r: Row): RunRecord['versions'] {
+  return {
+    contract: r.contract_version as string,
+    contractHash: r.contract_hash as string,
+    blueprint: r.blueprint_version as string,
+    blueprintHash: r.blueprint_hash as string,
+    model: r.model_version as string,
+    prompt: r.prompt_version as string,
+    policy: r.policy_version as string,
+    toolSchemasHash: r.tool_schemas_hash as string,
   };
 }

@@ -1,7 +1,7 @@
 import type { Planner } from '../../runtime/planner.js';
 import { ReferenceRuntime } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
-import { RunStore } from '../../runtime/store.js';
+import { RunStore, type FileStoreOptions } from '../../runtime/store.js';
 import type { Planning } from '../../runtime/written-plan.js';
 import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../agent.js';
 
@@ -27,7 +27,23 @@ export interface ReferenceAgentOptions {
   planning?: Planning;
   /** The hash of the planner's default prompt (see `AgentUnderTest.defaultPromptHash`). */
   defaultPromptHash?: string;
+  /**
+   * How a `file` store is held; default {@link HARNESS_FILE_STORE}. `{}` is the runtime's own
+   * default (synced, shared).
+   */
+  fileStore?: FileStoreOptions;
 }
+
+/**
+ * A harness run's file store: never synced to disk. What such a store must survive is what the
+ * engine does to it — an incarnation killed in process or a child process killed — and a
+ * commit is in the operating system's cache, which outlives any process, before `commit`
+ * returns. A power loss is the one thing it gives up, and a run cut short by one is made again
+ * (`faultline run` makes every run not in `results.jsonl`). Syncing cost three disk flushes per
+ * incarnation, most of a run's time. Not `exclusive`: in child mode the parent reads the
+ * records of a store a child process may still hold open.
+ */
+export const HARNESS_FILE_STORE: FileStoreOptions = { sync: 'off' };
 
 /**
  * The reference runtime as an agent under test. Each incarnation opens the store, runs, and
@@ -87,7 +103,7 @@ export class ReferenceAgent implements AgentUnderTest {
     const store =
       kept?.path === storePath && kept.store.isOpen ? kept.store : this.openStore(storePath);
     try {
-      const versions = store.getRun(runId)?.versions;
+      const versions = store.runVersions(runId);
       return {
         events: store.events(runId),
         actions: store.actions(runId),
@@ -101,7 +117,8 @@ export class ReferenceAgent implements AgentUnderTest {
   }
 
   private openStore(path: string): RunStore {
-    if (this.storeKind === 'file') return RunStore.open(path);
+    if (this.storeKind === 'file')
+      return RunStore.open(path, this.options.fileStore ?? HARNESS_FILE_STORE);
     return RunStore.openInMemory(this.images.get(path), path);
   }
 

@@ -2,6 +2,17 @@ import { z } from 'zod';
 import { CONTRACT_ARGUMENT } from '../../runtime/protocol.js';
 import type { ToolDefinition } from './tool-definition.js';
 
+// Made once: every world server of every run asks for them, and a zod schema costs more to
+// make than to share (schemas are immutable).
+const IDEMPOTENCY_KEY_ARGUMENT = z
+  .string()
+  .optional()
+  .describe('Idempotency key: a resend with the same key and arguments applies once.');
+const APPROVAL_TOKEN_ARGUMENT = z
+  .string()
+  .optional()
+  .describe('Approval token granted for exactly this change (see request_approval).');
+
 /** Extended schemas by the world's own schema and what was added, so a world's schemas convert once per process. */
 const extended = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
 
@@ -18,18 +29,9 @@ const extended = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
  */
 export function contractInput(tool: ToolDefinition): z.ZodObject {
   const shape: Record<string, z.ZodOptional<z.ZodString>> = {};
-  if (tool.kind === 'write' && tool.honoursIdempotencyKey === true) {
-    shape[CONTRACT_ARGUMENT.idempotencyKey] = z
-      .string()
-      .optional()
-      .describe('Idempotency key: a resend with the same key and arguments applies once.');
-  }
-  if (tool.kind === 'write') {
-    shape[CONTRACT_ARGUMENT.approvalToken] = z
-      .string()
-      .optional()
-      .describe('Approval token granted for exactly this change (see request_approval).');
-  }
+  if (tool.kind === 'write' && tool.honoursIdempotencyKey === true)
+    shape[CONTRACT_ARGUMENT.idempotencyKey] = IDEMPOTENCY_KEY_ARGUMENT;
+  if (tool.kind === 'write') shape[CONTRACT_ARGUMENT.approvalToken] = APPROVAL_TOKEN_ARGUMENT;
   const names = Object.keys(shape).join(',');
   if (names === '') return tool.input;
   let byNames = extended.get(tool.input);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,5 +49,47 @@ describe('RunStore.open of a new file (written from the process image of a new s
     expect(() => RunStore.open(path.join(dir, 'missing', 'x.db'))).toThrow(
       /directory does not exist/,
     );
+  });
+});
+
+describe('RunStore.open with the harness options (unsynced, exclusive)', () => {
+  it('holds the file alone while open, with the WAL index in memory (no -shm file)', () => {
+    const file = path.join(dir, 'exclusive.db');
+    const store = RunStore.open(file, { sync: 'off', exclusive: true });
+    store.createRun(newRun('run-x'), { type: 'run.created' });
+    expect(fs.existsSync(`${file}-shm`)).toBe(false);
+    const other = new Database(file, { timeout: 0 });
+    expect(() => other.pragma('user_version', { simple: true })).toThrow(/locked/);
+    other.close();
+    store.close();
+
+    const shared = RunStore.open(file);
+    expect(shared.getRun('run-x')?.id).toBe('run-x');
+    shared.close();
+  });
+
+  it('keeps every commit through a killed process, unsynced', () => {
+    const file = path.join(dir, 'killed.db');
+    const script = [
+      `import { RunStore } from ${JSON.stringify(path.resolve('runtime/store.ts'))};`,
+      `import { newRun } from ${JSON.stringify(path.resolve('test/support/store-fixtures.ts'))};`,
+      `const store = RunStore.open(${JSON.stringify(file)}, { sync: 'off', exclusive: true });`,
+      `store.createRun(newRun('run-k'), { type: 'run.created' });`,
+      `store.commit('run-k', { at: 5, event: { type: 'note' } });`,
+      `process.kill(process.pid, 'SIGKILL');`,
+    ].join('\n');
+    const child = spawnSync(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
+    expect(child.signal, child.stderr.toString()).toBe('SIGKILL');
+    // Killed with the store open: the commits are in the WAL, which the next open recovers.
+    expect(fs.existsSync(`${file}-wal`)).toBe(true);
+    const store = RunStore.open(file, { sync: 'off', exclusive: true });
+    expect(store.events('run-k').map((e) => e.type)).toEqual(['run.created', 'note']);
+    store.close();
   });
 });

@@ -231,6 +231,18 @@ describe('RunStore.createRun', () => {
     expect(s.listRuns().map((r) => r.id)).toEqual(['run-a', 'run-b']);
     expect(s.getRun('missing')).toBeUndefined();
   });
+
+  it('reads the versions of a run alone, as getRun reads them (key order too)', () => {
+    const s = open();
+    s.createRun(newRun('run-1', { versions: { ...newRun('x').versions, policy: 'p9' } }), {
+      type: 'run.created',
+    });
+
+    const versions = s.runVersions('run-1');
+    expect(JSON.stringify(versions)).toBe(JSON.stringify(s.getRun('run-1')?.versions));
+    expect(versions?.policy).toBe('p9');
+    expect(s.runVersions('missing')).toBeUndefined();
+  });
 });
 
 describe('RunStore.commit', () => {

@@ -1,4 +1,5 @@
 import { Faker, en } from '@faker-js/faker';
+import { seededData } from '../../world/seeded-data.js';
 
 export type Environment = 'production' | 'staging' | 'development';
 export type DiscoverySource = 'aws-ec2' | 'vmware-vcenter' | 'idrac';
@@ -193,24 +194,7 @@ export interface CmdbDataOptions {
   readonly referenceDate?: string;
 }
 
-/**
- * The CMDB world's starting estate, generated from the seed alone: same seed, same scan, CIs,
- * sightings and services, byte for byte. The shape is the same for every seed — twenty
- * discovered hosts (`dsc-0001`…`dsc-0020`, in that order), server CIs `ci_1`…`ci_19` and
- * services `svc_1`…`svc_4`; hosts 16–20 have no CI yet; CIs 3, 5, 8, 11 and 14 drifted from
- * what discovery sees (IP, OS, owner team); CIs 16–18 have not been seen for 30+ days and
- * `ci_19` for two — so scenarios can name records and diffs, while hostnames, serials, IPs,
- * OS versions, teams and versions vary with the seed. Uses a private Faker instance so
- * nothing else that draws from faker can shift the sequence.
- *
- * @example
- * ```ts
- * const data = generateCmdbData(42);
- * data.scan.hosts.length; // 20
- * data.cis.find((c) => c.ci_id === 'ci_3')?.ip !== data.scan.hosts[2]?.ip; // true: drifted
- * ```
- */
-export function generateCmdbData(seed: number, options: CmdbDataOptions = {}): CmdbData {
+function generate(seed: number, options: CmdbDataOptions = {}): CmdbData {
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
   const refDate = Date.parse(options.referenceDate ?? CMDB_REFERENCE_DATE);
@@ -403,3 +387,24 @@ export function generateCmdbData(seed: number, options: CmdbDataOptions = {}): C
     relationships,
   };
 }
+
+/**
+ * The CMDB world's starting estate, generated from the seed alone: same seed, same scan, CIs,
+ * sightings and services, byte for byte. The shape is the same for every seed — twenty
+ * discovered hosts (`dsc-0001`…`dsc-0020`, in that order), server CIs `ci_1`…`ci_19` and
+ * services `svc_1`…`svc_4`; hosts 16–20 have no CI yet; CIs 3, 5, 8, 11 and 14 drifted from
+ * what discovery sees (IP, OS, owner team); CIs 16–18 have not been seen for 30+ days and
+ * `ci_19` for two — so scenarios can name records and diffs, while hostnames, serials, IPs,
+ * OS versions, teams and versions vary with the seed. Uses a private Faker instance so
+ * nothing else that draws from faker can shift the sequence.
+ *
+ * @example
+ * ```ts
+ * const data = generateCmdbData(42);
+ * data.scan.hosts.length; // 20
+ * data.cis.find((c) => c.ci_id === 'ci_3')?.ip !== data.scan.hosts[2]?.ip; // true: drifted
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateCmdbData = seededData(generate);

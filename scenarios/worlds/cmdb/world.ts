@@ -169,8 +169,20 @@ const SUPPORT_GROUPS = [
 export class CmdbWorld extends World<CmdbState> {
   readonly name = 'cmdb';
   readonly honourIdempotencyKeys: boolean;
-  /** Draws the values colleagues write, from the seed but apart from the data's sequence. */
-  private readonly colleague: Faker;
+  /**
+   * Draws the values colleagues write, from the seed but apart from the data's sequence. Made
+   * when first drawn from: a Faker costs more to make than most runs spend in this world, and
+   * few runs have a colleague write anything.
+   */
+  private colleagueFaker: Faker | undefined;
+
+  private get colleague(): Faker {
+    if (this.colleagueFaker === undefined) {
+      this.colleagueFaker = new Faker({ locale: [en] });
+      this.colleagueFaker.seed([this.seed, 1]);
+    }
+    return this.colleagueFaker;
+  }
   private readonly catalog: readonly ToolDefinition[];
 
   constructor(options: CmdbWorldOptions) {
@@ -183,8 +195,6 @@ export class CmdbWorld extends World<CmdbState> {
       relationships: data.relationships.map((r) => ({ ...r })),
       reports: [],
     });
-    this.colleague = new Faker({ locale: [en] });
-    this.colleague.seed([options.seed, 1]);
     this.honourIdempotencyKeys = options.honourIdempotencyKeys ?? true;
     this.catalog = this.defineTools();
   }

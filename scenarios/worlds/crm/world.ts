@@ -126,16 +126,26 @@ export class CrmWorld extends World<CrmState> {
   readonly honourIdempotencyKeys: boolean;
   /** The accounts as generated, for changes that restore a field to what it was. */
   private readonly seeded: readonly Account[];
-  /** Draws the values colleagues write, from the seed but apart from the data's sequence. */
-  private readonly colleague: Faker;
+  /**
+   * Draws the values colleagues write, from the seed but apart from the data's sequence. Made
+   * when first drawn from: a Faker costs more to make than most runs spend in this world, and
+   * few runs have a colleague write anything.
+   */
+  private colleagueFaker: Faker | undefined;
+
+  private get colleague(): Faker {
+    if (this.colleagueFaker === undefined) {
+      this.colleagueFaker = new Faker({ locale: [en] });
+      this.colleagueFaker.seed([this.seed, 1]);
+    }
+    return this.colleagueFaker;
+  }
   private readonly catalog: readonly ToolDefinition[];
 
   constructor(options: CrmWorldOptions) {
     const data = generateCrmData(options.seed);
     super(options, { accounts: data.accounts.map((a) => ({ ...a })), notes: [] });
     this.seeded = data.accounts;
-    this.colleague = new Faker({ locale: [en] });
-    this.colleague.seed([options.seed, 1]);
     this.honourIdempotencyKeys = options.honourIdempotencyKeys ?? true;
     this.catalog = this.defineTools();
   }

@@ -1,4 +1,5 @@
 import { Faker, en } from '@faker-js/faker';
+import { seededData } from '../../world/seeded-data.js';
 
 export type ExpenseCategory = 'meals' | 'airfare' | 'lodging' | 'training' | 'software';
 export type FinanceRole = 'controller' | 'assistant-controller' | 'ap-specialist';
@@ -128,32 +129,7 @@ const SOFTWARE = ['Figma', 'Notion', '1Password', 'Loom', 'Miro'] as const;
 
 const DAY = 86_400_000;
 
-/**
- * The expenses world's starting records, generated from the seed alone: same seed, same
- * employees, finance staff, claims and receipts, byte for byte. The shape is the same for
- * every seed, so scenarios can name claims and the policy verdict on each never changes:
- *
- * - `exp_1` team lunch for two, within the meals cap, under the controller threshold;
- * - `exp_2` a flight, above the $500 controller threshold;
- * - `exp_3` two hotel nights with parking, under the threshold;
- * - `exp_4` a dinner for one over the $75 meals cap;
- * - `exp_5` four hotel nights, above the threshold;
- * - `exp_6` a conference registration, above the threshold;
- * - `exp_7` a software subscription submitted a second time: a duplicate of `exp_8`;
- * - `exp_8` the original, already paid (payout `po_1`).
- *
- * Every unpaid claim is manager-approved and waits for finance. `fin_1` is the controller,
- * `fin_2` the assistant controller, `fin_3` an accounts-payable specialist. Names, merchants,
- * dates and amounts vary with the seed within bounds that keep each verdict. A private Faker
- * instance keeps the sequence apart from anything else that draws from faker.
- *
- * @example
- * ```ts
- * const data = generateExpensesData(42);
- * data.claims[3]?.category; // 'meals'
- * ```
- */
-export function generateExpensesData(seed: number): ExpensesData {
+function generate(seed: number): ExpensesData {
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
   const ref = Date.parse(EXPENSES_REFERENCE_DATE);
@@ -467,3 +443,32 @@ export function generateExpensesData(seed: number): ExpensesData {
 
   return { employees, finance, claims, payouts };
 }
+
+/**
+ * The expenses world's starting records, generated from the seed alone: same seed, same
+ * employees, finance staff, claims and receipts, byte for byte. The shape is the same for
+ * every seed, so scenarios can name claims and the policy verdict on each never changes:
+ *
+ * - `exp_1` team lunch for two, within the meals cap, under the controller threshold;
+ * - `exp_2` a flight, above the $500 controller threshold;
+ * - `exp_3` two hotel nights with parking, under the threshold;
+ * - `exp_4` a dinner for one over the $75 meals cap;
+ * - `exp_5` four hotel nights, above the threshold;
+ * - `exp_6` a conference registration, above the threshold;
+ * - `exp_7` a software subscription submitted a second time: a duplicate of `exp_8`;
+ * - `exp_8` the original, already paid (payout `po_1`).
+ *
+ * Every unpaid claim is manager-approved and waits for finance. `fin_1` is the controller,
+ * `fin_2` the assistant controller, `fin_3` an accounts-payable specialist. Names, merchants,
+ * dates and amounts vary with the seed within bounds that keep each verdict. A private Faker
+ * instance keeps the sequence apart from anything else that draws from faker.
+ *
+ * @example
+ * ```ts
+ * const data = generateExpensesData(42);
+ * data.claims[3]?.category; // 'meals'
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateExpensesData = seededData(generate);

@@ -1,4 +1,5 @@
 import { Faker, base, en } from '@faker-js/faker';
+import { seededData } from '../../world/seeded-data.js';
 
 export type Channel = 'email' | 'sms';
 export type ServiceArea = 'Riverside' | 'Hillcrest' | 'Old Town';
@@ -201,23 +202,7 @@ const TEMPLATES: readonly Omit<Template, 'updated_by' | 'updated_at'>[] = [
   },
 ];
 
-/**
- * The notifications world's starting records, generated from the seed alone: same seed, same
- * data, byte for byte. The shape is the same for every seed — twelve customers `cus_1`…`cus_12`
- * (seven in Riverside, three in Hillcrest, two in Old Town); `cus_5` and `cus_10` replied STOP
- * to texts, `cus_6` unsubscribed from email; `cus_4`, `cus_9` and `cus_11` have an overdue
- * invoice; `cus_3` and `cus_10` a technician visit tomorrow; `cus_2` a password change; incident
- * `inc_2041` (Riverside, ongoing) and `inc_2038` (Hillcrest, ongoing) — so scenarios can name
- * them; names, contact details, amounts and times vary with the seed. Uses a private Faker
- * instance so nothing else that draws from faker can shift the sequence.
- *
- * @example
- * ```ts
- * const data = generateNotificationsData(42);
- * data.recipients[4]?.consent.sms; // false: cus_5 replied STOP
- * ```
- */
-export function generateNotificationsData(seed: number): NotificationsData {
+function generate(seed: number): NotificationsData {
   const faker = new Faker({ locale: [en, base] });
   faker.seed(seed);
 
@@ -308,3 +293,23 @@ export function generateNotificationsData(seed: number): NotificationsData {
 
   return { recipients, templates, incidents };
 }
+
+/**
+ * The notifications world's starting records, generated from the seed alone: same seed, same
+ * data, byte for byte. The shape is the same for every seed — twelve customers `cus_1`…`cus_12`
+ * (seven in Riverside, three in Hillcrest, two in Old Town); `cus_5` and `cus_10` replied STOP
+ * to texts, `cus_6` unsubscribed from email; `cus_4`, `cus_9` and `cus_11` have an overdue
+ * invoice; `cus_3` and `cus_10` a technician visit tomorrow; `cus_2` a password change; incident
+ * `inc_2041` (Riverside, ongoing) and `inc_2038` (Hillcrest, ongoing) — so scenarios can name
+ * them; names, contact details, amounts and times vary with the seed. Uses a private Faker
+ * instance so nothing else that draws from faker can shift the sequence.
+ *
+ * @example
+ * ```ts
+ * const data = generateNotificationsData(42);
+ * data.recipients[4]?.consent.sms; // false: cus_5 replied STOP
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateNotificationsData = seededData(generate);

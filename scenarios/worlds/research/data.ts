@@ -1,4 +1,5 @@
 import { Faker, en } from '@faker-js/faker';
+import { seededData } from '../../world/seeded-data.js';
 
 /** What kind of publication a source is. */
 export type SourceKind = 'report' | 'article' | 'filing' | 'dataset';
@@ -359,21 +360,7 @@ const DOSSIERS = [
   warehouseRobots,
 ] as const;
 
-/**
- * The research world's corpus, generated from the seed alone: same seed, same corpus, byte for
- * byte. The shape is the same for every seed — six questions `q_1`…`q_6`, each with three
- * sources (`src_1`…`src_18`, three per question in order) stating the same claims with the
- * same stances — so scenarios can name questions, sources and claims; titles, publishers,
- * authors, dates and the figures inside statements vary. Uses a private Faker instance so
- * nothing else that draws from faker can shift the sequence.
- *
- * @example
- * ```ts
- * const data = generateResearchData(42);
- * data.sources.find((s) => s.source_id === 'src_5')?.claims[0]?.stance; // 'refutes'
- * ```
- */
-export function generateResearchData(seed: number): ResearchData {
+function generate(seed: number): ResearchData {
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
   const d: Draw = {
@@ -407,6 +394,24 @@ export function generateResearchData(seed: number): ResearchData {
   });
   return { questions, sources };
 }
+
+/**
+ * The research world's corpus, generated from the seed alone: same seed, same corpus, byte for
+ * byte. The shape is the same for every seed — six questions `q_1`…`q_6`, each with three
+ * sources (`src_1`…`src_18`, three per question in order) stating the same claims with the
+ * same stances — so scenarios can name questions, sources and claims; titles, publishers,
+ * authors, dates and the figures inside statements vary. Uses a private Faker instance so
+ * nothing else that draws from faker can shift the sequence.
+ *
+ * @example
+ * ```ts
+ * const data = generateResearchData(42);
+ * data.sources.find((s) => s.source_id === 'src_5')?.claims[0]?.stance; // 'refutes'
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateResearchData = seededData(generate);
 
 function lower(sentence: string): string {
   return sentence.charAt(0).toLowerCase() + sentence.slice(1);

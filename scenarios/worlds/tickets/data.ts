@@ -1,4 +1,5 @@
 import { Faker, base, en } from '@faker-js/faker';
+import { seededData } from '../../world/seeded-data.js';
 
 export type Priority = 'P1' | 'P2' | 'P3' | 'P4';
 export type TicketStatus = 'new' | 'open' | 'pending' | 'solved';
@@ -504,22 +505,7 @@ const TICKET_SLOTS: readonly TicketSlot[] = [
   },
 ];
 
-/**
- * The tickets world's starting desk, generated from the seed alone: same seed, same data, byte
- * for byte. The shape is the same for every seed — three groups, `agt_1`…`agt_8` with fixed
- * skills, capacity and load, `tkt_1`…`tkt_16` with fixed product, priority, status, assignee
- * and age (so SLA deadlines keep their order), `tkt_7` linked to problem `tkt_8`, which is
- * escalated to engineering — while names, companies, wording and engineering keys vary with
- * the seed. Uses a private Faker instance so nothing else that draws from faker can shift the
- * sequence.
- *
- * @example
- * ```ts
- * const data = generateTicketsData(42);
- * data.tickets[1]?.sla_due_at < data.tickets[2]!.sla_due_at; // true: tkt_2 breaches first
- * ```
- */
-export function generateTicketsData(seed: number, options: TicketsDataOptions = {}): TicketsData {
+function generate(seed: number, options: TicketsDataOptions = {}): TicketsData {
   const faker = new Faker({ locale: [en, base] });
   faker.seed(seed);
   const ref = Date.parse(options.referenceDate ?? TICKETS_REFERENCE_DATE);
@@ -615,6 +601,25 @@ export function generateTicketsData(seed: number, options: TicketsDataOptions = 
     escalations,
   };
 }
+
+/**
+ * The tickets world's starting desk, generated from the seed alone: same seed, same data, byte
+ * for byte. The shape is the same for every seed — three groups, `agt_1`…`agt_8` with fixed
+ * skills, capacity and load, `tkt_1`…`tkt_16` with fixed product, priority, status, assignee
+ * and age (so SLA deadlines keep their order), `tkt_7` linked to problem `tkt_8`, which is
+ * escalated to engineering — while names, companies, wording and engineering keys vary with
+ * the seed. Uses a private Faker instance so nothing else that draws from faker can shift the
+ * sequence.
+ *
+ * @example
+ * ```ts
+ * const data = generateTicketsData(42);
+ * data.tickets[1]?.sla_due_at < data.tickets[2]!.sla_due_at; // true: tkt_2 breaches first
+ * ```
+ *
+ * Memoized: the same seed and options give the same data object, deep-frozen (copy it to change it).
+ */
+export const generateTicketsData = seededData(generate);
 
 /** Text for a ticket that arrives during a run (the `ticket-arrives` stale change). */
 export const ARRIVING_TEMPLATES: Readonly<Record<Product, Template>> = {

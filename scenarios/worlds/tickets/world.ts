@@ -182,8 +182,20 @@ export class TicketsWorld extends World<TicketsState> {
   private readonly catalog: readonly ToolDefinition[];
   /** Virtual times of each run's accepted assignment requests, for the rate limit. */
   private readonly assignmentTimes = new Map<string, number[]>();
-  /** Draws what happens elsewhere (new tickets, engineering keys), from the seed but apart from the data's sequence. */
-  private readonly elsewhere: Faker;
+  /**
+   * Draws what happens elsewhere (new tickets, engineering keys), from the seed but apart from
+   * the data's sequence. Made when first drawn from: a Faker costs more to make than most runs
+   * spend in this world.
+   */
+  private elsewhereFaker: Faker | undefined;
+
+  private get elsewhere(): Faker {
+    if (this.elsewhereFaker === undefined) {
+      this.elsewhereFaker = new Faker({ locale: [en, base] });
+      this.elsewhereFaker.seed([this.seed, 2]);
+    }
+    return this.elsewhereFaker;
+  }
 
   constructor(options: TicketsWorldOptions) {
     const data = generateTicketsData(options.seed);
@@ -200,8 +212,6 @@ export class TicketsWorld extends World<TicketsState> {
       replies: [],
       escalations: data.escalations.map((e) => ({ ...e })),
     });
-    this.elsewhere = new Faker({ locale: [en, base] });
-    this.elsewhere.seed([options.seed, 2]);
     this.honourIdempotencyKeys = options.honourIdempotencyKeys ?? true;
     this.assignmentsPerMinute = options.assignmentsPerMinute ?? 3;
     this.catalog = this.defineTools();
