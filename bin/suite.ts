@@ -143,7 +143,9 @@ function knownIds(ids: readonly string[]): string {
   const folders = new Map<string, string[]>();
   for (const id of ids) {
     const folder = id.split('/')[0] ?? id;
-    folders.set(folder, [...(folders.get(folder) ?? []), id]);
+    const inIt = folders.get(folder);
+    if (inIt === undefined) folders.set(folder, [id]);
+    else inIt.push(id);
   }
   const listed = [...folders].flatMap(([folder, inIt]) =>
     inIt.length > 10 ? [`${folder}/* (${inIt.length})`] : inIt,
