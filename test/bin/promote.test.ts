@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTONOMY_LEVELS } from '../../bin/config.js';
 import type { LevelVerdict } from '../../reports/promote.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { DERIVED_KINDS } from '../../scenarios/library/tau-retail/fault-plans.js';
 import { faultlineInProcess, expectInputError, tempDir } from '../support/cli.js';
 import { makeResultSet } from '../support/result-sets.js';
 
@@ -225,6 +227,16 @@ describe('faultline promote: the default gate of each level', () => {
     expect(ran.stdout.trimEnd().split('\n').at(-1)).toBe(
       'criteria: the supervised defaults (faultline promote --help lists them; gates.supervised in the config sets them)',
     );
+  });
+
+  it('requires the kinds of the hand-written library, which the τ-bench plans add none to', () => {
+    // promote reads the required kinds off the hand-written library alone (the τ-bench tasks
+    // cost seconds to build): a kind only their derived plans injected would go unrequired.
+    const library = new Set(
+      BUILT_IN_SCENARIOS.flatMap((s) => s.faultPlans.flatMap((p) => p.faults.map((f) => f.kind))),
+    );
+
+    expect(DERIVED_KINDS.filter((k) => !library.has(k))).toEqual([]);
   });
 
   it("prints every level's defaults in --help", async () => {
