@@ -26,6 +26,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One temporary folder for the run (TMPDIR for the workers and what they spawn), removed
+    // when it ends: the tests' own folders no longer pile up in /tmp.
+    globalSetup: ['test/support/temp-root.ts'],
     // Vitest's default on a 2-core machine is one worker (cores - 1): most files wait on
     // SQLite, child processes and sockets as much as on the CPU, so two keep both cores busy.
     maxWorkers: 2,

@@ -14,6 +14,12 @@ export function processIo(): Io {
   const tty = process.stdout.isTTY;
   const color = tty && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');
   let live = false;
+  // A reader that has read enough (`faultline list | head`) closes the pipe: what is left to
+  // print has no one to read it. The command still finishes its work (a run still writes its
+  // results); only its printing stops, with no EPIPE trace on stderr.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
   return {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),

@@ -15,7 +15,7 @@ import type { AutonomyMode } from '../runtime/contract.js';
 import { checkChildMode } from '../scenarios/child/child-agent-host.js';
 import { trialSeed, validateFaultPlan } from '../scenarios/engine.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
-import { tauRetailScenarios } from '../scenarios/library/tau-retail/index.js';
+import { loadTasks, tauRetailScenarios } from '../scenarios/library/tau-retail/index.js';
 import { loadScenarioFile, worldOf } from '../scenarios/load.js';
 import { InvalidInputError } from '../runtime/errors.js';
 import { WORLDS } from '../scenarios/library/worlds.js';
@@ -138,12 +138,45 @@ const OPTIONAL_FOLDERS = [
   ['tau-retail-train', 'τ-bench retail train tasks'],
 ] as const;
 
+/** One suite built only when a glob reaches it, summarised: what `faultline list` shows of it. */
+export interface OptionalSuiteSummary {
+  /** The glob that selects all of it: `tau-retail/*`. */
+  glob: string;
+  description: string;
+  tasks: number;
+  /** The derived fault plans of its tasks, counted only for the default suite's tasks (null). */
+  faultPlans: number | null;
+  /** Whether a run with no glob includes it. */
+  defaultSuite: boolean;
+}
+
+/**
+ * The suites `optionalSuites` builds, one summary each. The test tasks are built (their plans
+ * are what a default run runs); the 500 train tasks only counted, as building them takes
+ * seconds that a listing should not spend.
+ */
+export function optionalSuiteSummaries(): OptionalSuiteSummary[] {
+  const test = tauRetailScenarios('test');
+  return OPTIONAL_FOLDERS.map(([folder, description]) => {
+    const inDefault = folder === 'tau-retail';
+    return {
+      glob: `${folder}/*`,
+      description,
+      tasks: inDefault ? test.length : loadTasks('train').length,
+      faultPlans: inDefault ? test.reduce((n, s) => n + s.faultPlans.length, 0) : null,
+      defaultSuite: inDefault,
+    };
+  });
+}
+
 /** Ids for an error: each one, but a folder of more than ten as `folder/* (n)`. */
-function knownIds(ids: readonly string[]): string {
+export function knownIds(ids: readonly string[]): string {
   const folders = new Map<string, string[]>();
   for (const id of ids) {
     const folder = id.split('/')[0] ?? id;
-    folders.set(folder, [...(folders.get(folder) ?? []), id]);
+    const inIt = folders.get(folder);
+    if (inIt === undefined) folders.set(folder, [id]);
+    else inIt.push(id);
   }
   const listed = [...folders].flatMap(([folder, inIt]) =>
     inIt.length > 10 ? [`${folder}/* (${inIt.length})`] : inIt,

@@ -66,10 +66,13 @@ async function callWithRetries(
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     let retryAfterMs: number | undefined;
     try {
-      // The SDK's own request timeout; under faultline its timer runs on the run's clock.
+      // The SDK's own request timeout; under faultline its timer runs on the run's clock. Each
+      // call gets a signal of its own that follows the run's: the SDK adds an abort listener to
+      // the signal it is given and never removes it, so on the run's one signal they would pile
+      // up, one a call (and Node warns past ten).
       const result = await run.client.callTool({ name, arguments: args }, undefined, {
         timeout: CALL_TIMEOUT_MS,
-        signal: run.signal,
+        signal: AbortSignal.any([run.signal]),
       });
       if (result.isError !== true) return { ok: true, value: result.structuredContent ?? null };
       const error = typedError(result._meta);

@@ -18,8 +18,10 @@ export function gradeEfficiency(ctx: GradeContext): Grade {
   const seenReads = new Set<string>();
   for (const c of ctx.calls) {
     const key = callKey(c);
-    const streak = ctx.retries.has(c.callId) ? [...(streaks.get(key) ?? []), c.callId] : [c.callId];
-    streaks.set(key, streak);
+    // A retry extends the call's streak; any other call starts a new one.
+    let streak = ctx.retries.has(c.callId) ? streaks.get(key) : undefined;
+    if (streak === undefined) streaks.set(key, (streak = []));
+    streak.push(c.callId);
     if (streak.length > limit && !flagged.has(key)) {
       flagged.add(key);
       findings.push(

@@ -46,7 +46,9 @@ export function gradeIntegrity(ctx: GradeContext): Grade {
   const groups = new Map<string, number[]>();
   for (const e of t.ledger) {
     if (undone.has(e.seq) || e.compensates !== null) continue;
-    groups.set(e.identity, [...(groups.get(e.identity) ?? []), e.seq]);
+    const group = groups.get(e.identity);
+    if (group === undefined) groups.set(e.identity, [e.seq]);
+    else group.push(e.seq);
   }
   const seen = couldSee(ctx);
   for (const [identity, all] of groups) {

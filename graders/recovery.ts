@@ -94,7 +94,9 @@ function judgeRefusals(ctx: GradeContext, refusals: readonly Refusal[]): Finding
         : backoff(ctx, hit, after, null);
     for (const f of found) {
       const key = `${f.code}\u0000${hit.tool}`;
-      groups.set(key, [...(groups.get(key) ?? []), f]);
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [f]);
+      else group.push(f);
     }
   }
   return [...groups.values()].flatMap(([first, ...rest]) => {

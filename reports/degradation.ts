@@ -50,10 +50,12 @@ export function degradation(
   const byAgent = new Map<string, Map<string, RunResult[]>>();
   for (const r of results) {
     const agent = agentOf(r);
-    const kinds = byAgent.get(agent) ?? new Map<string, RunResult[]>();
+    let kinds = byAgent.get(agent);
+    if (kinds === undefined) byAgent.set(agent, (kinds = new Map<string, RunResult[]>()));
     const kind = faultKindOf(r);
-    kinds.set(kind, [...(kinds.get(kind) ?? []), r]);
-    byAgent.set(agent, kinds);
+    const runs = kinds.get(kind);
+    if (runs === undefined) kinds.set(kind, [r]);
+    else runs.push(r);
   }
   const rows: DegradationRow[] = [];
   for (const [agent, kinds] of byAgent) {

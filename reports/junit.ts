@@ -38,7 +38,11 @@ export function renderJunit(input: { readonly results: readonly RunResult[] }): 
   const byAgent = splits((r) => r.agent);
   const byMode = splits((r) => r.mode);
   const suites = new Map<string, RunResult[]>();
-  for (const r of results) suites.set(r.scenarioId, [...(suites.get(r.scenarioId) ?? []), r]);
+  for (const r of results) {
+    const suite = suites.get(r.scenarioId);
+    if (suite === undefined) suites.set(r.scenarioId, [r]);
+    else suite.push(r);
+  }
 
   const failedRuns = results.filter((r) => !runPassed(r)).length;
   const lines = [

@@ -449,7 +449,11 @@ export function renderShow(result: RunResult, trajectory: unknown, options: Show
   ).map((f, i) => ({ ...f, n: i + 1, keys: f.finding.refs.map(refKey) }));
   const citedBy = new Map<string, number[]>();
   for (const f of numbered) {
-    for (const key of f.keys) citedBy.set(key, [...(citedBy.get(key) ?? []), f.n]);
+    for (const key of f.keys) {
+      const by = citedBy.get(key);
+      if (by === undefined) citedBy.set(key, [f.n]);
+      else by.push(f.n);
+    }
   }
   for (const a of view.approvals) {
     // An approval is cited by token: mark the calls that presented it.

@@ -7,14 +7,27 @@ import { WORLDS } from '../../scenarios/library/worlds.js';
 import { loadScenarioFile } from '../../scenarios/load.js';
 import type { Scenario } from '../../scenarios/scenario.js';
 import { configFile, loadConfig } from '../config.js';
+import { matchesAny } from '../glob.js';
 import type { Io } from '../io.js';
+import {
+  knownIds,
+  knownScenarios,
+  optionalSuiteSummaries,
+  type OptionalSuiteSummary,
+} from '../suite.js';
+import { UsageError } from '../usage-error.js';
 
-export const LIST_HELP = `Usage: faultline list [options]
+export const LIST_HELP = `Usage: faultline list [GLOB...] [options]
 
 Lists what faultline can run: the scenarios by world (id, title, consequence tier, and each
 fault plan with the fault kinds it injects), the fault kinds with their coverage (how many
 scenarios in how many worlds inject each), the agents of the zoo, and the agents the config
-names (its agents map).
+names (its agents map). With no GLOB, the hand-written library, and the suites built from
+τ-bench one line each; with globs, the scenarios they select, as faultline run selects them.
+
+Arguments:
+  GLOB               scenario ids to list, as faultline run takes them: refunds/*,
+                     'tau-retail/*' (its tasks one by one), '!tickets/*' to leave some out
 
 Options:
   --json             print the same as JSON
@@ -76,12 +89,14 @@ export interface Listing {
   }[];
   /** The zoo's agents, then the config's (`configured`: what its agents map says). */
   agents: { name: string; description: string; configured?: string }[];
+  /** The suites built from τ-bench, summarised (with no glob; a glob lists their tasks instead). */
+  suites: OptionalSuiteSummary[];
 }
 
 export async function listCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
+  const { values, positionals: globs } = parseArgs({
     args: argv,
-    allowPositionals: false,
+    allowPositionals: true,
     strict: true,
     options: {
       json: { type: 'boolean', default: false },
@@ -94,10 +109,16 @@ export async function listCommand(argv: string[], io: Io): Promise<number> {
     io.out(LIST_HELP);
     return 0;
   }
-  const scenarios = [...BUILT_IN_SCENARIOS];
-  for (const file of values.scenarios ?? []) scenarios.push(...(await loadScenarioFile(file)));
+  const known = globs.length === 0 ? [...BUILT_IN_SCENARIOS] : knownScenarios(globs);
+  for (const file of values.scenarios ?? []) known.push(...(await loadScenarioFile(file)));
+  const scenarios = known.filter((s) => matchesAny(s.id, globs));
+  if (scenarios.length === 0)
+    throw new UsageError(
+      `no scenario matches ${globs.join(', ')} (known: ${knownIds(known.map((s) => s.id))})`,
+    );
   const config = await loadConfig(values.config);
   const listing = listingOf(scenarios, configured(config.agents, configFile(values.config)));
+  if (globs.length === 0) listing.suites = optionalSuiteSummaries();
   io.out(values.json ? JSON.stringify(listing, null, 2) : renderListing(listing));
   return 0;
 }
@@ -149,6 +170,7 @@ export function listingOf(
       ...ZOO.map((a) => ({ name: a.name, description: a.description })),
       ...configuredAgents,
     ],
+    suites: [],
   };
 }
 
@@ -186,6 +208,18 @@ function renderListing(listing: Listing): string {
         const note = p.description && p.id !== NO_FAULTS.id ? ` — ${p.description}` : '';
         lines.push(`      ${p.id.padEnd(planWidth)}  ${kinds}${note}`);
       }
+    }
+  }
+  if (listing.suites.length > 0) {
+    const globWidth = Math.max(...listing.suites.map((x) => x.glob.length));
+    lines.push('', `Suites built from τ-bench (faultline list 'tau-retail/*' lists its tasks)`);
+    for (const x of listing.suites) {
+      const plans =
+        x.faultPlans === null
+          ? ''
+          : `, ${x.faultPlans.toLocaleString('en-US')} derived fault plans`;
+      const when = x.defaultSuite ? 'in the default suite' : 'only when a glob names them';
+      lines.push(`  ${x.glob.padEnd(globWidth)}  ${x.tasks} ${x.description}${plans} (${when})`);
     }
   }
   const kindWidth = Math.max(...listing.faultKinds.map((k) => k.kind.length));

@@ -185,7 +185,11 @@ export async function collectQuickMatrixRuns(
 
   // Scenarios ordered round-robin over worlds: the first two usually come from two worlds.
   const byWorld = new Map<string, Scenario[]>();
-  for (const s of scenarios) byWorld.set(s.world.name, [...(byWorld.get(s.world.name) ?? []), s]);
+  for (const s of scenarios) {
+    const world = byWorld.get(s.world.name);
+    if (world === undefined) byWorld.set(s.world.name, [s]);
+    else world.push(s);
+  }
   const queues = [...byWorld.values()];
   const interleaved: Scenario[] = [];
   for (let i = 0; interleaved.length < scenarios.length; i++)

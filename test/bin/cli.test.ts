@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
-import { expectInputError, faultline, faultlineInProcess, tempDir } from '../support/cli.js';
+import { expectInputError, faultline, faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
 
 /** A fast, passing run: one scenario, no faults. */
 const ONE = ['run', 'refunds/full-refund', '--plan', 'none'];
@@ -288,4 +289,21 @@ describe('a value from the config file is blamed on the file and its field', () 
     expectInputError(ran, new RegExp(`^faultline run: Invalid config ${file}: run\\.trials: `));
     expect(ran.stderr).toContain('run.out: ');
   });
+});
+
+describe('a reader that stops early (| head)', () => {
+  it('ends the command quietly: no EPIPE trace, exit 0', () => {
+    const ran = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -o pipefail; "${process.execPath}" bin/faultline.js list 'tau-retail/*' | head -1`,
+      ],
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
+    );
+
+    expect(ran.stdout).toBe('Scenarios (115 in 1 worlds)\n');
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+  }, 60_000);
 });

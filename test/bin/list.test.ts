@@ -3,6 +3,7 @@ import { FAULT_KINDS } from '../../faults/catalog.js';
 import { ZOO } from '../../scenarios/agents/zoo.js';
 import { faultCoverage, meetsCoverageBar } from '../../scenarios/library/coverage.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { loadTasks, tauRetailScenarios } from '../../scenarios/library/tau-retail/index.js';
 import { faultlineInProcess, type Ran } from '../support/cli.js';
 
 interface Listing {
@@ -26,6 +27,13 @@ interface Listing {
     meetsBar: boolean;
   }[];
   agents: { name: string; description: string }[];
+  suites: {
+    glob: string;
+    description: string;
+    tasks: number;
+    faultPlans: number | null;
+    defaultSuite: boolean;
+  }[];
 }
 
 describe('faultline list', () => {
@@ -74,6 +82,67 @@ describe('faultline list', () => {
   });
 });
 
+describe('faultline list: the τ-bench suites', () => {
+  it('shows each τ-bench suite as one line: its tasks, the test tasks’ plans, whether it runs by default', async () => {
+    const ran = await faultlineInProcess(['list']);
+    const test = tauRetailScenarios('test');
+    const plans = test.reduce((n, s) => n + s.faultPlans.length, 0);
+
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(
+      new RegExp(
+        `^ {2}tau-retail/\\* +${test.length} τ-bench retail test tasks, ${plans.toLocaleString('en-US')} derived fault plans \\(in the default suite\\)$`,
+        'm',
+      ),
+    );
+    expect(ran.stdout).toMatch(
+      new RegExp(
+        `^ {2}tau-retail-train/\\* +${loadTasks('train').length} τ-bench retail train tasks \\(only when a glob names them\\)$`,
+        'm',
+      ),
+    );
+    // Summarised, not listed task by task.
+    expect(ran.stdout).not.toContain('tau-retail/test-000');
+  });
+
+  it('lists the tasks a glob names, each with its fault plans, and nothing else', async () => {
+    const ran = await faultlineInProcess(['list', 'tau-retail/*']);
+    const test = tauRetailScenarios('test');
+
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain(`Scenarios (${test.length} in 1 worlds)`);
+    for (const s of test) expect(ran.stdout).toMatch(new RegExp(`^  ${s.id} `, 'm'));
+    expect(ran.stdout).toMatch(/^ {6}lost-ack-\S+ +lost-ack — /m);
+    expect(ran.stdout).not.toContain('refunds/partial-refund');
+    expect(ran.stdout).not.toMatch(/^ {2}tau-retail-train\/\* /m);
+  });
+
+  it('takes globs as run does: a folder, and ! to leave out', async () => {
+    const ran = await faultlineInProcess(['list', 'refunds', '!refunds/partial-refund', '--json']);
+    const listing = JSON.parse(ran.stdout) as Listing;
+
+    expect(ran.status).toBe(0);
+    expect(listing.worlds.flatMap((w) => w.scenarios.map((s) => s.id))).toEqual(
+      BUILT_IN_SCENARIOS.filter(
+        (s) => s.id.startsWith('refunds/') && s.id !== 'refunds/partial-refund',
+      ).map((s) => s.id),
+    );
+    expect(listing.suites).toEqual([]);
+  });
+
+  it('refuses a glob that matches nothing, naming what is known', async () => {
+    const ran = await faultlineInProcess(['list', 'nope/*']);
+
+    expect(ran.status).toBe(2);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(ran.stderr).toMatch(
+      /^faultline list: no scenario matches nope\/\* \(known: .*refunds\/partial-refund.*tau-retail-train\/\* \(τ-bench retail train tasks\)\)/,
+    );
+  });
+});
+
 describe('faultline list --json', () => {
   it('prints the same catalogue as JSON', async () => {
     const ran = await faultlineInProcess(['list', '--json']);
@@ -101,12 +170,18 @@ describe('faultline list --json', () => {
     expect(listing.worlds[0]!.faultKinds).toContain('lost-ack');
     expect(listing.faultKinds.every((k) => k.description.length > 10)).toBe(true);
     expect(listing.agents).toEqual(ZOO.map((a) => ({ name: a.name, description: a.description })));
+    expect(listing.suites.map((x) => [x.glob, x.defaultSuite])).toEqual([
+      ['tau-retail/*', true],
+      ['tau-retail-train/*', false],
+    ]);
+    expect(listing.suites[0]!.faultPlans).toBeGreaterThan(listing.suites[0]!.tasks);
+    expect(listing.suites[1]!.faultPlans).toBeNull();
   });
 });
 
 describe('faultline list, bad usage', () => {
-  it('exits 2 with one line on stderr for an unknown option or an argument', async () => {
-    for (const args of [['--bogus'], ['refunds']]) {
+  it('exits 2 with one line on stderr for an unknown option or a glob that matches nothing', async () => {
+    for (const args of [['--bogus'], ['refundz']]) {
       const ran = await faultlineInProcess(['list', ...args]);
       expect(ran.status).toBe(2);
       expect(ran.stdout).toBe('');
@@ -119,7 +194,7 @@ describe('faultline list, bad usage', () => {
     const ran = await faultlineInProcess(['list', '--help']);
 
     expect(ran.status).toBe(0);
-    expect(ran.stdout).toMatch(/^Usage: faultline list \[options\]/);
+    expect(ran.stdout).toMatch(/^Usage: faultline list \[GLOB\.\.\.\] \[options\]/);
     expect(ran.stdout).toContain('--json');
   });
 

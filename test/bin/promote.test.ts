@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTONOMY_LEVELS } from '../../bin/config.js';
 import type { LevelVerdict } from '../../reports/promote.js';
-import { faultlineInProcess, expectInputError, tempDir } from '../support/cli.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
+import { DERIVED_KINDS } from '../../scenarios/library/tau-retail/fault-plans.js';
+import { faultlineInProcess, expectInputError, tempDir, type Ran } from '../support/cli.js';
 import { makeResultSet } from '../support/result-sets.js';
 
 let root = '';
@@ -25,6 +27,11 @@ function variant(name: string, edit: (lines: string[]) => string): string {
   const lines = readFileSync(join(supervised, 'results.jsonl'), 'utf8').trimEnd().split('\n');
   writeFileSync(join(dir, 'results.jsonl'), edit(lines));
   return dir;
+}
+
+/** `faultline promote SET --to LEVEL --config CONFIG`, in process, with `extra` words after. */
+function promote(set: string, level: string, config: string, ...extra: string[]): Promise<Ran> {
+  return faultlineInProcess(['promote', set, '--to', level, '--config', config, ...extra]);
 }
 
 /** A config with the old, loose gate for every level: the criteria's mechanics, not their bar. */
@@ -55,14 +62,7 @@ afterAll(() => {
 
 describe('faultline promote RESULTS --to LEVEL', () => {
   it('exits 0 when every criterion is met, printing each with its measured figure', async () => {
-    const ran = await faultlineInProcess([
-      'promote',
-      supervised,
-      '--to',
-      'supervised',
-      '--config',
-      loose,
-    ]);
+    const ran = await promote(supervised, 'supervised', loose);
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
@@ -87,14 +87,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('exits 1 when a criterion fails, naming each failed one', async () => {
-    const ran = await faultlineInProcess([
-      'promote',
-      mutant,
-      '--to',
-      'supervised',
-      '--config',
-      loose,
-    ]);
+    const ran = await promote(mutant, 'supervised', loose);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(/│ duplicate side effects +│ ≤ 0 +│ 2 +│ FAIL │/);
@@ -105,14 +98,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('never counts runs of another mode: supervised runs cannot promote to bounded', async () => {
-    const ran = await faultlineInProcess([
-      'promote',
-      supervised,
-      '--to',
-      'bounded',
-      '--config',
-      loose,
-    ]);
+    const ran = await promote(supervised, 'bounded', loose);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toContain('Promotion to bounded: judged on 0 run(s) in bounded mode');
@@ -121,14 +107,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('judges expansion on bounded runs', async () => {
-    const ran = await faultlineInProcess([
-      'promote',
-      join(bounded, 'results.jsonl'),
-      '--to',
-      'expansion',
-      '--config',
-      loose,
-    ]);
+    const ran = await promote(join(bounded, 'results.jsonl'), 'expansion', loose);
 
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('Promotion to expansion: judged on 4 run(s) in bounded mode');
@@ -141,22 +120,8 @@ describe('faultline promote RESULTS --to LEVEL', () => {
     );
     const unreachable = config('unreachable', '{ gates: { supervised: { k: 3 } } }');
 
-    const ran = await faultlineInProcess([
-      'promote',
-      supervised,
-      '--to',
-      'supervised',
-      '--config',
-      strict,
-    ]);
-    const noK = await faultlineInProcess([
-      'promote',
-      supervised,
-      '--to',
-      'supervised',
-      '--config',
-      unreachable,
-    ]);
+    const ran = await promote(supervised, 'supervised', strict);
+    const noK = await promote(supervised, 'supervised', unreachable);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(
@@ -170,15 +135,7 @@ describe('faultline promote RESULTS --to LEVEL', () => {
   });
 
   it('prints the verdict as JSON with --json', async () => {
-    const ran = await faultlineInProcess([
-      'promote',
-      bounded,
-      '--to',
-      'supervised',
-      '--json',
-      '--config',
-      loose,
-    ]);
+    const ran = await promote(bounded, 'supervised', loose, '--json');
 
     expect(ran.status).toBe(1);
     const json = JSON.parse(ran.stdout) as LevelVerdict & { results: string };
@@ -227,6 +184,16 @@ describe('faultline promote: the default gate of each level', () => {
     );
   });
 
+  it('requires the kinds of the hand-written library, which the τ-bench plans add none to', () => {
+    // promote reads the required kinds off the hand-written library alone (the τ-bench tasks
+    // cost seconds to build): a kind only their derived plans injected would go unrequired.
+    const library = new Set(
+      BUILT_IN_SCENARIOS.flatMap((s) => s.faultPlans.flatMap((p) => p.faults.map((f) => f.kind))),
+    );
+
+    expect(DERIVED_KINDS.filter((k) => !library.has(k))).toEqual([]);
+  });
+
   it("prints every level's defaults in --help", async () => {
     const ran = await faultlineInProcess(['promote', '--help']);
 
@@ -237,14 +204,7 @@ describe('faultline promote: the default gate of each level', () => {
 
   it("a config entry sets only its fields; the level's defaults keep the rest", async () => {
     const some = config('some', '{ gates: { supervised: { minRuns: 4 } } }');
-    const ran = await faultlineInProcess([
-      'promote',
-      supervised,
-      '--to',
-      'supervised',
-      '--config',
-      some,
-    ]);
+    const ran = await promote(supervised, 'supervised', some);
 
     expect(ran.status).toBe(1);
     expect(ran.stdout).toMatch(/│ runs in supervised mode +│ ≥ 4 +│ 4 +│ pass │/);

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { plainAgent } from '../../examples/plain-agent.js';
@@ -11,11 +12,13 @@ import { RunTimers } from '../../scenarios/virtual-timers.js';
 
 /**
  * The plain agent against a stock SDK server whose payment tool takes an `idempotency_key`
- * argument (as the contract's write tools do) and refuses the first call as transient.
+ * argument (as the contract's write tools do) and refuses the first call as transient, then
+ * `notes` notes.
  */
-async function payTwice(): Promise<{
+async function payTwice(notes = 1): Promise<{
   result: unknown;
   calls: { tool: string; args: Record<string, unknown>; at: number }[];
+  signal: AbortSignal;
 }> {
   const clock = new VirtualClock();
   const calls: { tool: string; args: Record<string, unknown>; at: number }[] = [];
@@ -50,6 +53,7 @@ async function payTwice(): Promise<{
   const client = new Client({ name: 'plain', version: '1.0.0' });
   await client.connect(clientSide);
   // Only what the plain agent reads of its run.
+  const signal = new AbortController().signal;
   const run = {
     runId: 'run-1',
     input: { amount: 25 },
@@ -58,19 +62,24 @@ async function payTwice(): Promise<{
       version: '1',
       operations: [
         { id: 'pay-once', tool: 'pay', kind: 'write', args: { amount: { $ref: 'input.amount' } } },
-        { id: 'tell', tool: 'note', kind: 'write', args: { text: 'paid' } },
+        ...Array.from({ length: notes }, (_, i) => ({
+          id: `tell-${i + 1}`,
+          tool: 'note',
+          kind: 'write' as const,
+          args: { text: 'paid' },
+        })),
       ],
     }),
     client,
     clock,
-    signal: new AbortController().signal,
+    signal,
   } as Partial<AgentRun> as AgentRun;
   // Its timers on the run's clock, as the engine gives every agent that keeps its own.
   const timers = new RunTimers(clock);
   const result = await timers.run(() => plainAgent.start(run));
   timers.dispose();
   await client.close();
-  return { result, calls };
+  return { result, calls, signal };
 }
 
 describe('the plain agent', () => {
@@ -89,5 +98,27 @@ describe('the plain agent', () => {
     const { calls } = await payTwice();
 
     expect(calls.map((c) => c.at)).toEqual([0, 500, 500]);
+  });
+
+  it('leaves no listener on the run’s signal however many calls it makes', async () => {
+    // The SDK adds an abort listener to a request's signal and never removes it: past ten on the
+    // run's one signal, Node prints a MaxListenersExceededWarning on the user's stderr.
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const { result, calls, signal } = await payTwice(12);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+
+      expect(result).toEqual({ status: 'completed' });
+      expect(calls).toHaveLength(14);
+      expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+      expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -8,7 +8,6 @@ import { approvalRequired } from '../../../runtime/policy.js';
 import { evaluate, resolveValue } from '../../../runtime/predicate.js';
 import { APPROVAL_TOKEN_META } from '../../../runtime/protocol.js';
 import type { AgentUnderTest } from '../../../scenarios/agent.js';
-import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { CMDB_SCENARIOS } from '../../../scenarios/library/cmdb/index.js';
 import { syncOperations } from '../../../scenarios/library/cmdb/common.js';
 import { syncPlanForSeed } from '../../../scenarios/library/cmdb/sync-plan.js';
@@ -18,40 +17,16 @@ import type { Scenario } from '../../../scenarios/scenario.js';
 import type { Trajectory } from '../../../scenarios/trajectory.js';
 import type { CmdbState } from '../../../scenarios/worlds/cmdb/index.js';
 import { doctor } from '../../support/grader-fixtures.js';
+import { planOf, runGraded, scenarioIn } from '../../support/library-case.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-cmdb-library-'));
 afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-function scenario(id: string): Scenario {
-  const found = CMDB_SCENARIOS.find((s) => s.id === id);
-  if (!found) throw new Error(`no scenario ${id}`);
-  return found;
-}
-
-function plan(s: Scenario, id: string): FaultPlan {
-  if (id === NO_FAULTS.id) return NO_FAULTS;
-  const found = s.faultPlans.find((p) => p.id === id);
-  if (!found) throw new Error(`no plan ${id} in ${s.id}`);
-  return found;
-}
-
-async function run(s: Scenario, p: FaultPlan, agent = 'reference', seed?: number) {
-  const entry = zooAgent(agent);
-  if (!entry) throw new Error(`no agent ${agent}`);
-  const result = await runScenario(s, {
-    outDir,
-    faultPlan: p,
-    agent: () => entry.create(),
-    ...(seed === undefined ? {} : { seed }),
-  });
-  const grades = gradeRun(s, result.trajectory);
-  const findings = Object.values(grades.grades).flatMap((g) =>
-    g.findings.map((f) => `${g.dimension}:${f.code}`),
-  );
-  return { result, grades, findings };
-}
+const scenario = (id: string): Scenario => scenarioIn(CMDB_SCENARIOS, id);
+const run = (s: Scenario, p: FaultPlan, agent = 'reference', seed?: number) =>
+  runGraded(s, p, { outDir, agent, ...(seed === undefined ? {} : { seed }) });
 
 /**
  * What a run did, without the fault marks on its calls: the calls and their outcomes, the
@@ -194,7 +169,7 @@ describe('the zoo on the CMDB scenarios', () => {
     async (id, agent, planId, code) => {
       const s = scenario(id);
 
-      const { grades, findings } = await run(s, plan(s, planId), agent);
+      const { grades, findings } = await run(s, planOf(s, planId), agent);
 
       expect(grades.pass).toBe(false);
       expect(findings).toContain(code);

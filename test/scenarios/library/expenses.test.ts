@@ -10,17 +10,14 @@ import { BUILT_IN_SCENARIOS } from '../../../scenarios/library/index.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
 import { deterministicPart } from '../../../scenarios/trajectory.js';
+import { scenarioIn } from '../../support/library-case.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-expenses-'));
 afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-function scenario(id: string): Scenario {
-  const found = EXPENSES_SCENARIOS.find((s) => s.id === id);
-  if (!found) throw new Error(`no scenario ${id}`);
-  return found;
-}
+const scenario = (id: string): Scenario => scenarioIn(EXPENSES_SCENARIOS, id);
 
 describe('expenses scenarios', () => {
   it('are in the built-in suite, under the expenses world', () => {

@@ -3,13 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS, faultPlanSchema, type FaultPlanInput } from '../../../faults/catalog.js';
-import { gradeRun } from '../../../graders/index.js';
-import { zooAgent } from '../../../scenarios/agents/zoo.js';
 import { sendToCustomer } from '../../../scenarios/library/notifications/common.js';
 import { NOTIFICATIONS_SCENARIOS } from '../../../scenarios/library/notifications/index.js';
 import { visitReminder } from '../../../scenarios/library/notifications/visit-reminder.js';
-import { runScenario } from '../../../scenarios/runner.js';
 import { defineScenario, type Scenario } from '../../../scenarios/scenario.js';
+import { planOf, runGraded, scenarioIn } from '../../support/library-case.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-notifications-'));
 afterAll(() => {
@@ -17,28 +15,11 @@ afterAll(() => {
 });
 
 /** Runs one scenario under one plan with a zoo agent and grades it on every dimension. */
-async function graded(scenario: Scenario, planId: string, agent = 'reference') {
-  const plan = [NO_FAULTS, ...scenario.faultPlans].find((p) => p.id === planId);
-  if (!plan) throw new Error(`${scenario.id} has no plan ${planId}`);
-  const entry = zooAgent(agent);
-  if (!entry) throw new Error(`no agent ${agent}`);
-  const result = await runScenario(scenario, {
-    outDir,
-    faultPlan: plan,
-    agent: () => entry.create(),
-  });
-  const grades = gradeRun(scenario, result.trajectory);
-  const findings = Object.values(grades.grades).flatMap((g) =>
-    g.findings.map((f) => `${g.dimension}:${f.code}`),
-  );
-  return { result, grades, findings: [...new Set(findings)] };
-}
+const graded = (scenario: Scenario, planId: string, agent = 'reference') =>
+  runGraded(scenario, planOf(scenario, planId), { outDir, agent });
 
-function scenario(id: string): Scenario {
-  const found = NOTIFICATIONS_SCENARIOS.find((s) => s.id === `notifications/${id}`);
-  if (!found) throw new Error(`no scenario notifications/${id}`);
-  return found;
-}
+const scenario = (id: string): Scenario =>
+  scenarioIn(NOTIFICATIONS_SCENARIOS, `notifications/${id}`);
 
 describe('the notifications scenarios, run by the reference', () => {
   it.each(NOTIFICATIONS_SCENARIOS.map((s) => [s.id, s] as const))(

@@ -3,38 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS, type FaultPlan } from '../../../faults/catalog.js';
-import { gradeRun, type FindingCode } from '../../../graders/index.js';
-import { zooAgent } from '../../../scenarios/agents/zoo.js';
+import type { FindingCode } from '../../../graders/index.js';
 import { RESEARCH_SCENARIOS } from '../../../scenarios/library/research/index.js';
-import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
+import { planOf, runGraded, scenarioIn } from '../../support/library-case.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-research-library-'));
 afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-function planOf(scenario: Scenario, id: string): FaultPlan {
-  if (id === NO_FAULTS.id) return NO_FAULTS;
-  const plan = scenario.faultPlans.find((p) => p.id === id);
-  if (!plan) throw new Error(`${scenario.id} has no fault plan ${id}`);
-  return plan;
-}
+const scenarioOf = (id: string): Scenario => scenarioIn(RESEARCH_SCENARIOS, id);
 
-function scenarioOf(id: string): Scenario {
-  const scenario = RESEARCH_SCENARIOS.find((s) => s.id === id);
-  if (!scenario) throw new Error(`no research scenario ${id}`);
-  return scenario;
-}
-
-async function graded(scenario: Scenario, plan: FaultPlan, agent = 'reference') {
-  const result = await runScenario(scenario, {
-    outDir,
-    faultPlan: plan,
-    agent: () => zooAgent(agent)!.create(),
-  });
-  return { result, grades: gradeRun(scenario, result.trajectory) };
-}
+const graded = (scenario: Scenario, plan: FaultPlan, agent = 'reference') =>
+  runGraded(scenario, plan, { outDir, agent });
 
 /** For each scenario, an agent of the zoo that fails it, where, and what catches it. */
 const FAILED_BY: Record<string, { agent: string; plan: string; codes: FindingCode[] }> = {

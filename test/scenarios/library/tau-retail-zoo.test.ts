@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { NO_FAULTS, type FaultPlan } from '../../../faults/catalog.js';
-import { gradeRun } from '../../../graders/index.js';
 import { EXPECTED_DETECTIONS } from '../../../graders/matrix.js';
-import { MUTANTS, zooAgent } from '../../../scenarios/agents/zoo.js';
+import { MUTANTS } from '../../../scenarios/agents/zoo.js';
 import { tauRetailScenarios } from '../../../scenarios/library/tau-retail/index.js';
-import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
 import { tempDir } from '../../support/cli.js';
+import { planOf, runGraded } from '../../support/library-case.js';
 
 /**
  * Each mutant of the zoo fails a plan derived from a τ-bench task, caught by the finding its
@@ -70,24 +68,13 @@ function task(name: string): Scenario {
   return found;
 }
 
-function plan(s: Scenario, id: string): FaultPlan {
-  const found = id === NO_FAULTS.id ? NO_FAULTS : s.faultPlans.find((p) => p.id === id);
-  if (!found) throw new Error(`no plan ${id} in ${s.id}`);
-  return found;
-}
-
 async function run(agent: string, name: string, planId: string) {
   const s = task(name);
-  const entry = zooAgent(agent);
-  if (!entry) throw new Error(`no agent ${agent}`);
-  const result = await runScenario(s, {
+  const { result, grades, codes } = await runGraded(s, planOf(s, planId), {
     outDir: tempDir('tau-zoo'),
-    faultPlan: plan(s, planId),
-    agent: () => entry.create(),
+    agent,
   });
-  const graded = gradeRun(s, result.trajectory);
-  const codes = Object.values(graded.grades).flatMap((g) => g.findings.map((f) => f.code));
-  return { passed: graded.pass && result.asExpected, codes };
+  return { passed: grades.pass && result.asExpected, codes };
 }
 
 describe('tau-retail: every mutant of the zoo fails a derived plan, as its flaw predicts', () => {

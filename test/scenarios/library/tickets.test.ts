@@ -9,17 +9,14 @@ import { BUILT_IN_SCENARIOS } from '../../../scenarios/library/index.js';
 import { TICKETS_SCENARIOS } from '../../../scenarios/library/tickets/index.js';
 import { runScenario } from '../../../scenarios/runner.js';
 import type { Scenario } from '../../../scenarios/scenario.js';
+import { scenarioIn } from '../../support/library-case.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'faultline-tickets-library-'));
 afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-function scenario(id: string): Scenario {
-  const found = TICKETS_SCENARIOS.find((s) => s.id === id);
-  if (!found) throw new Error(`no scenario ${id}`);
-  return found;
-}
+const scenario = (id: string): Scenario => scenarioIn(TICKETS_SCENARIOS, id);
 
 /** Every finding of a run, as `dimension:code`, so a failure message names them all. */
 function findings(grades: ReturnType<typeof gradeRun>): string[] {
