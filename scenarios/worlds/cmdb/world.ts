@@ -1,5 +1,5 @@
-import { Faker, en } from '@faker-js/faker';
 import { z } from 'zod';
+import { lazyFaker } from '../../world/seeded-data.js';
 import { WorldError } from '../../world/world-error.js';
 import { World, type WorldOptions } from '../../world/world.js';
 import { defineTool, type CallContext, type ToolDefinition } from '../../world/tool-definition.js';
@@ -169,20 +169,8 @@ const SUPPORT_GROUPS = [
 export class CmdbWorld extends World<CmdbState> {
   readonly name = 'cmdb';
   readonly honourIdempotencyKeys: boolean;
-  /**
-   * Draws the values colleagues write, from the seed but apart from the data's sequence. Made
-   * when first drawn from: a Faker costs more to make than most runs spend in this world, and
-   * few runs have a colleague write anything.
-   */
-  private colleagueFaker: Faker | undefined;
-
-  private get colleague(): Faker {
-    if (this.colleagueFaker === undefined) {
-      this.colleagueFaker = new Faker({ locale: [en] });
-      this.colleagueFaker.seed([this.seed, 1]);
-    }
-    return this.colleagueFaker;
-  }
+  /** Draws the values colleagues write, from the seed but apart from the data's sequence. */
+  private readonly colleague = lazyFaker(() => this.seed, 1);
   private readonly catalog: readonly ToolDefinition[];
 
   constructor(options: CmdbWorldOptions) {
@@ -644,23 +632,23 @@ export class CmdbWorld extends World<CmdbState> {
   private colleagueValue(ci: CiRecord, field: z.infer<typeof editableField>): string {
     switch (field) {
       case 'support_group':
-        return this.colleague.helpers.arrayElement(
+        return this.colleague().helpers.arrayElement(
           SUPPORT_GROUPS.filter((g) => g !== ci.support_group),
         );
       case 'owner_team':
         return ci.owner_team === 'platform-ops' ? 'core-infrastructure' : 'platform-ops';
       case 'ip':
-        return `10.${this.colleague.number.int({ min: 100, max: 120 })}.${this.colleague.number.int({ min: 0, max: 31 })}.${this.colleague.number.int({ min: 4, max: 250 })}`;
+        return `10.${this.colleague().number.int({ min: 100, max: 120 })}.${this.colleague().number.int({ min: 0, max: 31 })}.${this.colleague().number.int({ min: 4, max: 250 })}`;
       case 'os':
         return ci.os === 'Ubuntu 24.04 LTS' ? 'Debian 12' : 'Ubuntu 24.04 LTS';
     }
   }
 
   private colleagueEmail(): string {
-    return this.colleague.internet
-      .email({
-        firstName: this.colleague.person.firstName(),
-        lastName: this.colleague.person.lastName(),
+    return this.colleague()
+      .internet.email({
+        firstName: this.colleague().person.firstName(),
+        lastName: this.colleague().person.lastName(),
         provider: 'corp.example.com',
       })
       .toLowerCase();

@@ -1,5 +1,5 @@
-import { Faker, en } from '@faker-js/faker';
 import { z } from 'zod';
+import { lazyFaker } from '../../world/seeded-data.js';
 import { WorldError } from '../../world/world-error.js';
 import { World, type WorldOptions } from '../../world/world.js';
 import { defineTool, type CallContext, type ToolDefinition } from '../../world/tool-definition.js';
@@ -126,20 +126,8 @@ export class CrmWorld extends World<CrmState> {
   readonly honourIdempotencyKeys: boolean;
   /** The accounts as generated, for changes that restore a field to what it was. */
   private readonly seeded: readonly Account[];
-  /**
-   * Draws the values colleagues write, from the seed but apart from the data's sequence. Made
-   * when first drawn from: a Faker costs more to make than most runs spend in this world, and
-   * few runs have a colleague write anything.
-   */
-  private colleagueFaker: Faker | undefined;
-
-  private get colleague(): Faker {
-    if (this.colleagueFaker === undefined) {
-      this.colleagueFaker = new Faker({ locale: [en] });
-      this.colleagueFaker.seed([this.seed, 1]);
-    }
-    return this.colleagueFaker;
-  }
+  /** Draws the values colleagues write, from the seed but apart from the data's sequence. */
+  private readonly colleague = lazyFaker(() => this.seed, 1);
   private readonly catalog: readonly ToolDefinition[];
 
   constructor(options: CrmWorldOptions) {
@@ -435,14 +423,14 @@ export class CrmWorld extends World<CrmState> {
   private colleagueValue(account: AccountRecord, field: AccountField): string {
     switch (field) {
       case 'phone':
-        return this.colleague.phone.number({ style: 'national' });
+        return this.colleague().phone.number({ style: 'national' });
       case 'email':
-        return `${this.colleague.helpers.arrayElement(['billing', 'office', 'team'])}@${account.domain}`;
+        return `${this.colleague().helpers.arrayElement(['billing', 'office', 'team'])}@${account.domain}`;
       case 'owner':
-        return this.colleague.internet
-          .email({
-            firstName: this.colleague.person.firstName(),
-            lastName: this.colleague.person.lastName(),
+        return this.colleague()
+          .internet.email({
+            firstName: this.colleague().person.firstName(),
+            lastName: this.colleague().person.lastName(),
             provider: 'sales.example.com',
           })
           .toLowerCase();

@@ -1,5 +1,6 @@
-import { Faker, base, en } from '@faker-js/faker';
+import { base, en } from '@faker-js/faker';
 import { z } from 'zod';
+import { lazyFaker } from '../../world/seeded-data.js';
 import { WorldError } from '../../world/world-error.js';
 import { World, type WorldOptions } from '../../world/world.js';
 import { defineTool, type CallContext, type ToolDefinition } from '../../world/tool-definition.js';
@@ -182,20 +183,8 @@ export class TicketsWorld extends World<TicketsState> {
   private readonly catalog: readonly ToolDefinition[];
   /** Virtual times of each run's accepted assignment requests, for the rate limit. */
   private readonly assignmentTimes = new Map<string, number[]>();
-  /**
-   * Draws what happens elsewhere (new tickets, engineering keys), from the seed but apart from
-   * the data's sequence. Made when first drawn from: a Faker costs more to make than most runs
-   * spend in this world.
-   */
-  private elsewhereFaker: Faker | undefined;
-
-  private get elsewhere(): Faker {
-    if (this.elsewhereFaker === undefined) {
-      this.elsewhereFaker = new Faker({ locale: [en, base] });
-      this.elsewhereFaker.seed([this.seed, 2]);
-    }
-    return this.elsewhereFaker;
-  }
+  /** Draws what happens elsewhere (new tickets, engineering keys), from the seed but apart from the data's sequence. */
+  private readonly elsewhere = lazyFaker(() => this.seed, 2, [en, base]);
 
   constructor(options: TicketsWorldOptions) {
     const data = generateTicketsData(options.seed);
@@ -611,7 +600,7 @@ export class TicketsWorld extends World<TicketsState> {
       escalation_id: `esc_${this.state.escalations.length + 1}`,
       ticket_id: ticketId,
       target,
-      key: `${prefix}-${this.elsewhere.number.int({ min: 3_000, max: 8_999 })}`,
+      key: `${prefix}-${this.elsewhere().number.int({ min: 3_000, max: 8_999 })}`,
       summary,
       created_at: timestamp(ctx.now),
     };
@@ -637,7 +626,7 @@ export class TicketsWorld extends World<TicketsState> {
   }
 
   private arrive(product: Product, priority: Priority, now: number): TicketRecord {
-    const f = this.elsewhere;
+    const f = this.elsewhere();
     const first = f.person.firstName();
     const last = f.person.lastName();
     const org = f.company.name();
