@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { HeavyFirstSequencer } from './test/support/heavy-first-sequencer.js';
 
 /**
  * Files that change what the whole process sees — a provider key or base URL in process.env, an
@@ -29,6 +30,8 @@ export default defineConfig({
     // Vitest's default on a 2-core machine is one worker (cores - 1): most files wait on
     // SQLite, child processes and sockets as much as on the CPU, so two keep both cores busy.
     maxWorkers: 2,
+    // The costliest files first: see HeavyFirstSequencer.
+    sequence: { sequencer: HeavyFirstSequencer },
     projects: [
       {
         extends: true,
