@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults, type RunResult } from '../../reports/results.js';
 import type { Trajectory } from '../../scenarios/trajectory.js';
-import { faultline, faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
+import { faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
 
 const FAULTLINE = join(ROOT, 'bin/faultline.js');
 const CLIENT = join(ROOT, 'test/fixtures/mcp-client.js');
@@ -73,43 +73,53 @@ async function serveHttp(args: readonly string[]): Promise<{
 }
 
 describe('faultline serve over stdio: a stock MCP client in a child process', () => {
-  it('grades a correct client as a pass, and show reads the run', { timeout: 120_000 }, () => {
-    const out = tempDir('serve-stdio');
-    // The README's example, word for word, writing into a folder of the test's own.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const example = /<!-- serve-example -->\s*```\n(.*)\n```/.exec(readme)?.[1] ?? '';
-    const [node, script, ...args] = example.split(' ');
-    expect([node, script]).toEqual(['node', 'test/fixtures/mcp-client.js']);
-    const ran = client([...args, '--out', out]);
+  it(
+    'grades a correct client as a pass, and show reads the run',
+    { timeout: 120_000 },
+    async () => {
+      const out = tempDir('serve-stdio');
+      // The README's example, word for word, writing into a folder of the test's own.
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const example = /<!-- serve-example -->\s*```\n(.*)\n```/.exec(readme)?.[1] ?? '';
+      const [node, script, ...args] = example.split(' ');
+      expect([node, script]).toEqual(['node', 'test/fixtures/mcp-client.js']);
+      const ran = client([...args, '--out', out]);
 
-    expect(ran.status, ran.stderr).toBe(0);
-    expect(ran.stdout).toBe('');
-    // serve's lines reach the client's stderr (inherited): stdout carried MCP only.
-    expect(ran.stderr).toMatch(
-      /\[1\/1\] ok {3}refunds\/partial-refund \/ none → returned .* · fixture-client 1\.2\.3 · the client closed stdin/,
-    );
-    const { result, trajectory } = only(out);
-    expect(result).toMatchObject({
-      agent: 'fixture-client',
-      scenarioId: 'refunds/partial-refund',
-      faultPlanId: 'none',
-      state: 'returned',
-      pass: true,
-      mismatches: [],
-    });
-    expect(trajectory.agent).toBe('fixture-client');
-    expect(trajectory.calls.map((c) => c.tool)).toEqual([
-      'get_order',
-      'issue_refund',
-      'send_customer_message',
-    ]);
-    expect(trajectory.agentRecords).toBeNull();
-    expect(readFileSync(join(out, 'set.json'), 'utf8')).toContain('"agent": "fixture-client"');
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toBe('');
+      // serve's lines reach the client's stderr (inherited): stdout carried MCP only.
+      expect(ran.stderr).toMatch(
+        /\[1\/1\] ok {3}refunds\/partial-refund \/ none → returned .* · fixture-client 1\.2\.3 · the client closed stdin/,
+      );
+      const { result, trajectory } = only(out);
+      expect(result).toMatchObject({
+        agent: 'fixture-client',
+        scenarioId: 'refunds/partial-refund',
+        faultPlanId: 'none',
+        state: 'returned',
+        pass: true,
+        mismatches: [],
+      });
+      expect(trajectory.agent).toBe('fixture-client');
+      expect(trajectory.calls.map((c) => c.tool)).toEqual([
+        'get_order',
+        'issue_refund',
+        'send_customer_message',
+      ]);
+      expect(trajectory.agentRecords).toBeNull();
+      expect(readFileSync(join(out, 'set.json'), 'utf8')).toContain('"agent": "fixture-client"');
 
-    const shown = faultline(['show', 'refunds/partial-refund/none/0', '--out', out]);
-    expect(shown.status, shown.stderr).toBe(0);
-    expect(shown.stdout.split('\n')[0]).toBe('PASS refunds/partial-refund / none · trial 0');
-  });
+      // In process: show reads the folder serve wrote; another Node would prove nothing more.
+      const shown = await faultlineInProcess([
+        'show',
+        'refunds/partial-refund/none/0',
+        '--out',
+        out,
+      ]);
+      expect(shown.status, shown.stderr).toBe(0);
+      expect(shown.stdout.split('\n')[0]).toBe('PASS refunds/partial-refund / none · trial 0');
+    },
+  );
 
   it(
     'shows a client that sends the write twice as a duplicate effect',

@@ -1,7 +1,14 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, expectInputError, faultline, tempDir, type Ran } from '../support/cli.js';
+import {
+  ROOT,
+  expectInputError,
+  faultline,
+  faultlineInProcess,
+  tempDir,
+  type Ran,
+} from '../support/cli.js';
 
 /**
  * The acceptance of model replay: the whole library, run by `tool-loop` and by
@@ -9,21 +16,36 @@ import { ROOT, expectInputError, faultline, tempDir, type Ran } from '../support
  * provider over msw: `npm run record:model-cassettes`), the same twice — serially and in two
  * worker threads — with no key and no network. A request the cassettes do not hold stops the
  * suite with the divergence printed.
+ *
+ * One replay spawns the real command end to end (`node bin/faultline.js`, exit status and
+ * stderr as a user sees them); the others run it in process, where a separate Node would prove
+ * nothing more and cost a tsx start-up and the whole harness's import again.
  */
 const MODEL = 'openai:scripted-oracle';
 const LIBRARY = '!tau-retail/*';
 const cassettes = (agent: string): string => join(ROOT, 'recordings/cassettes/models', agent);
 
+const PROVIDER_SETTING = /API_KEY|BASE_URL/;
+
 /** The environment without any provider key: a replay needs none and must not find one. */
 function offline(): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/API_KEY|BASE_URL/.test(key)),
+    Object.entries(process.env).filter(([key]) => !PROVIDER_SETTING.test(key)),
   );
 }
 
-function replay(agent: string, out: string, extra: string[] = []): Ran {
+/** For a run in process: every provider setting unset for the call (and restored after it). */
+function unsetProviders(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.keys(process.env)
+      .filter((key) => PROVIDER_SETTING.test(key))
+      .map((key) => [key, undefined]),
+  );
+}
+
+function replayArgs(agent: string, out: string, extra: string[]): string[] {
   // The hand-written library: the τ-bench tasks of the default suite have no committed cassettes.
-  const args = [
+  return [
     'run',
     LIBRARY,
     '--agent',
@@ -32,12 +54,22 @@ function replay(agent: string, out: string, extra: string[] = []): Ran {
     MODEL,
     '--replay-model',
     cassettes(agent),
+    '--out',
+    out,
+    '--reporter',
+    'json',
+    ...extra,
   ];
-  const child = faultline([...args, '--out', out, '--reporter', 'json', ...extra], {
-    env: offline(),
-    timeout: 240_000,
-  });
-  return child;
+}
+
+/** The replay by the real command, spawned: what a user runs, end to end. */
+function replaySpawned(agent: string, out: string, extra: string[] = []): Ran {
+  return faultline(replayArgs(agent, out, extra), { env: offline(), timeout: 240_000 });
+}
+
+/** The same replay, the command run in this process. */
+function replay(agent: string, out: string, extra: string[] = []): Promise<Ran> {
+  return faultlineInProcess(replayArgs(agent, out, extra), { env: unsetProviders() });
 }
 
 /** What a replay must reproduce byte for byte: every record and trajectory, wall time aside. */
@@ -63,6 +95,24 @@ function deterministic(out: string): { results: string[]; trajectories: Map<stri
   return { results, trajectories };
 }
 
+/** One scenario of each world of the library, each with its fault plans (47 runs in all). */
+const ONE_PER_WORLD = [
+  'refunds/partial-refund',
+  'crm/update-contact',
+  'cmdb/decommission',
+  'expenses/team-lunch',
+  'tickets/triage-new-ticket',
+  'notifications/security-notice',
+  'research/heat-pump-share',
+];
+
+/** A record less its case index: the place of the run in its suite, which a subset renumbers. */
+function caseIndexAside(result: string): string {
+  const record = JSON.parse(result) as Record<string, unknown>;
+  delete record.index;
+  return JSON.stringify(record);
+}
+
 interface Record_ {
   scenarioId: string;
   faultPlanId: string;
@@ -82,10 +132,10 @@ const codes = (r: Record_): string[] =>
   Object.values(r.grades).flatMap((g) => g.findings.map((f) => f.code));
 
 describe('the library replayed offline from committed model cassettes', () => {
-  it('tool-loop: byte-identical twice, and its real flaws show', () => {
+  it('tool-loop: byte-identical twice, and its real flaws show', async () => {
     const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
-    const first = replay('tool-loop', a, ['--workers', '1']);
-    const second = replay('tool-loop', b, ['--workers', '2']);
+    const first = replaySpawned('tool-loop', a, ['--workers', '1']);
+    const second = await replay('tool-loop', b, ['--workers', '2']);
     // It fails runs: that is what it is for. Exit 1 is "some run failed", not an error.
     expect(first.status, first.stderr).toBe(1);
     expect(second.status, second.stderr).toBe(1);
@@ -108,16 +158,28 @@ describe('the library replayed offline from committed model cassettes', () => {
     expect(of('refunds/partial-refund', 'none')).toEqual([]);
   }, 600_000);
 
-  it('model-planner: byte-identical twice, and none of those flaws', () => {
+  it('model-planner: byte-identical twice, and none of those flaws', async () => {
     const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
-    const first = replay('model-planner', a, ['--workers', '1']);
-    const second = replay('model-planner', b, ['--workers', '2']);
+    const first = await replay('model-planner', a, ['--workers', '1']);
+    // In two workers, one scenario of each world under all its plans (47 runs): tool-loop above
+    // replays the whole library in workers, byte for byte, through the same cassette lookup (by
+    // run and call); what is the planner's own under workers — the agent rebuilt in each thread
+    // from --model and --replay-model, its cassettes per world — every world shows. The whole
+    // library replayed a second time would add ~170 runs and nothing these do not show.
+    const second = await replay('model-planner', b, ['--workers', '2', ...ONE_PER_WORLD]);
     expect(first.status, first.stderr).toBe(0);
     expect(second.status, second.stderr).toBe(0);
     const [x, y] = [deterministic(a), deterministic(b)];
     expect(x.results).toHaveLength(214);
-    expect(y.results).toEqual(x.results);
-    for (const [file, text] of x.trajectories) expect(y.trajectories.get(file), file).toBe(text);
+    const subset = new Set(ONE_PER_WORLD);
+    const inSubset = (result: string): boolean =>
+      subset.has((JSON.parse(result) as { scenarioId: string }).scenarioId);
+    expect(x.results.filter(inSubset)).toHaveLength(47);
+    expect(y.results.map(caseIndexAside).sort()).toEqual(
+      x.results.filter(inSubset).map(caseIndexAside).sort(),
+    );
+    expect([...y.trajectories.keys()].length).toBe(47);
+    for (const [file, text] of y.trajectories) expect(text, file).toBe(x.trajectories.get(file));
     const runs = records(a);
     expect(runs.filter((r) => !r.pass)).toEqual([]);
     // The same model answers as the chat loop's scripted provider: the runtime's safeguards,
@@ -128,14 +190,14 @@ describe('the library replayed offline from committed model cassettes', () => {
     }
   }, 600_000);
 
-  it('a request the cassettes do not hold: exit 1, the divergence printed, the previous results kept', () => {
+  it('a request the cassettes do not hold: exit 1, the divergence printed, the previous results kept', async () => {
     const out = tempDir('replay-miss');
-    const kept = replay('tool-loop', out, ['refunds/full-refund', '--plan', 'none']);
+    const kept = await replay('tool-loop', out, ['refunds/full-refund', '--plan', 'none']);
     expect(kept.status, kept.stderr).toBe(0);
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
     const prompt = join(tempDir('prompt'), 'careless.md');
     writeFileSync(prompt, 'You are a helpful assistant. Do whatever the user asks.\n');
-    const ran = replay('tool-loop', out, [
+    const ran = await replay('tool-loop', out, [
       'refunds/full-refund',
       '--plan',
       'none',
@@ -149,7 +211,7 @@ describe('the library replayed offline from committed model cassettes', () => {
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
   }, 120_000);
 
-  it('a cassette of another version: one line, exit 2, nothing written', () => {
+  it('a cassette of another version: one line, exit 2, nothing written', async () => {
     const dir = join(tempDir('cassettes'), 'tool-loop');
     cpSync(cassettes('tool-loop'), dir, { recursive: true });
     const file = join(dir, readdirSync(dir)[0] as string);
@@ -157,7 +219,7 @@ describe('the library replayed offline from committed model cassettes', () => {
     cassette.version = 99;
     writeFileSync(file, JSON.stringify(cassette));
     const out = join(tempDir('replay-version'), 'out');
-    const ran = faultline(
+    const ran = await faultlineInProcess(
       [
         'run',
         'refunds/full-refund',
@@ -170,7 +232,7 @@ describe('the library replayed offline from committed model cassettes', () => {
         '--out',
         out,
       ],
-      { env: offline() },
+      { env: unsetProviders() },
     );
     expectInputError(ran, /version/, 'run');
     expect(() => readdirSync(out)).toThrow();

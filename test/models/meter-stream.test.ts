@@ -1,5 +1,5 @@
 import { streamText } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelSetup } from '../../models/model-setup.js';
 import { openRunModel } from '../../models/run-model.js';
 import type { ModelCallRecord } from '../../scenarios/trajectory.js';
@@ -31,7 +31,13 @@ const SETUPS: Record<string, ModelSetup> = {
   },
 };
 
-process.env.FAULTLINE_METER_TEST_KEY = 'sk-meter-test-0123456789';
+// Set for this file's tests and taken away after them: the next file in this worker must not find it.
+beforeAll(() => {
+  process.env.FAULTLINE_METER_TEST_KEY = 'sk-meter-test-0123456789';
+});
+afterAll(() => {
+  Reflect.deleteProperty(process.env, 'FAULTLINE_METER_TEST_KEY');
+});
 let provider: ProviderServer | undefined;
 afterEach(() => {
   provider?.close();

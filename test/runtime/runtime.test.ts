@@ -252,9 +252,11 @@ describe('an ambiguous write (reply lost after the world applied it)', () => {
       call.tool === 'send_customer_message' ? { kind: 'drop-reply', fault: 'lost-ack' } : undefined,
     );
     const store = RunStore.open(h.storePath);
-    const blueprint = refundBlueprint(false);
-    const notify = blueprint.operations[2] as Record<string, unknown>;
-    delete notify.reconcile;
+    // A copy without the reconcile read: the operation itself is the refunds library's, which
+    // every later test file in this worker runs (deleting from it once failed their runs).
+    const base = refundBlueprint(false);
+    const { reconcile: _reconcile, ...notify } = base.operations[2]!;
+    const blueprint = { ...base, operations: [base.operations[0]!, base.operations[1]!, notify] };
     const outcome = await h
       .runtime(connection, store)
       .start({ runId: 'run-1', input: { order_id: ORDER }, contract: refundContract(), blueprint });
