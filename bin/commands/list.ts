@@ -191,7 +191,10 @@ function configured(
 
 function renderListing(listing: Listing): string {
   const scenarioCount = listing.worlds.reduce((n, w) => n + w.scenarios.length, 0);
-  const lines = [`Scenarios (${scenarioCount} in ${listing.worlds.length} worlds)`];
+  const worldCount = listing.worlds.length;
+  const lines = [
+    `Scenarios (${scenarioCount} in ${worldCount} world${worldCount === 1 ? '' : 's'})`,
+  ];
   for (const world of listing.worlds) {
     lines.push('', `${world.name}${world.description ? ` — ${world.description}` : ''}`);
     lines.push(

@@ -111,7 +111,7 @@ describe('faultline list: the τ-bench suites', () => {
 
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
-    expect(ran.stdout).toContain(`Scenarios (${test.length} in 1 worlds)`);
+    expect(ran.stdout).toContain(`Scenarios (${test.length} in 1 world)`);
     for (const s of test) expect(ran.stdout).toMatch(new RegExp(`^  ${s.id} `, 'm'));
     expect(ran.stdout).toMatch(/^ {6}lost-ack-\S+ +lost-ack — /m);
     expect(ran.stdout).not.toContain('refunds/partial-refund');
