@@ -302,7 +302,7 @@ describe('a reader that stops early (| head)', () => {
       { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
     );
 
-    expect(ran.stdout).toBe('Scenarios (115 in 1 worlds)\n');
+    expect(ran.stdout).toBe('Scenarios (115 in 1 world)\n');
     expect(ran.stderr).toBe('');
     expect(ran.status).toBe(0);
   }, 60_000);
