@@ -1,18 +1,29 @@
 import type { Planner } from '../../runtime/planner.js';
 import { ReferenceRuntime } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { RunStore, type FileStoreOptions } from '../../runtime/store.js';
 import type { Planning } from '../../runtime/written-plan.js';
 import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../agent.js';
 
-/** Where the reference agent keeps its store: a SQLite file at the run's store path, or memory. */
-export type StoreKind = 'file' | 'memory';
+/**
+ * Where the reference agent keeps its store: `file`, a SQLite file at the run's store path,
+ * written through; `memory`, memory only; `memory-then-file`, memory while the run is in this
+ * process and the file written once, when the run's records are read.
+ */
+export type StoreKind = 'file' | 'memory' | 'memory-then-file';
 
 export interface ReferenceAgentOptions {
   /**
    * `memory` keeps each store as an in-memory SQLite database whose committed image outlives
    * an incarnation (and so a crash), never touching the disk: the same records, checks and
-   * transactions, for exploration that makes thousands of runs. Default `file`.
+   * transactions, for exploration that makes thousands of runs. `file` writes every commit
+   * to the store file as it is made, for a process that may be killed (child mode's child).
+   * Default `memory-then-file`: held as `memory` is while the run's incarnations are in this
+   * process (an in-process crash keeps its committed image, as a file would), and written to
+   * the store path as one SQLite file when the run's records are read, so every run leaves its
+   * store for inspection; a store no incarnation here made (a child process wrote it) is read
+   * from its file.
    */
   store?: StoreKind;
   /**
@@ -63,7 +74,7 @@ export class ReferenceAgent implements AgentUnderTest {
     readonly safeguards: Partial<Safeguards> = {},
     options: ReferenceAgentOptions = {},
   ) {
-    this.storeKind = options.store ?? 'file';
+    this.storeKind = options.store ?? 'memory-then-file';
     this.options = options;
     if (options.defaultPromptHash !== undefined) this.defaultPromptHash = options.defaultPromptHash;
     this.exposes = options.planner
@@ -72,6 +83,8 @@ export class ReferenceAgent implements AgentUnderTest {
   }
 
   start(run: AgentRun): Promise<AgentOutcome> {
+    // A new run on a new store, as the engine removed its file: nothing held for the path.
+    if (this.storeKind === 'memory-then-file') this.images.delete(run.storePath);
     return this.incarnation(run, (runtime) =>
       runtime.start({
         runId: run.runId,
@@ -102,6 +115,7 @@ export class ReferenceAgent implements AgentUnderTest {
     this.finished = undefined;
     const store =
       kept?.path === storePath && kept.store.isOpen ? kept.store : this.openStore(storePath);
+    const held = this.held.delete(store);
     try {
       const versions = store.runVersions(runId);
       return {
@@ -112,20 +126,39 @@ export class ReferenceAgent implements AgentUnderTest {
         ...(versions ? { versions } : {}),
       };
     } finally {
+      // The run is over: its store goes to its file, and nothing of it stays in memory.
+      if (held) {
+        if (store.isOpen) writeStoreFile(storePath, store.serialize());
+        this.images.delete(storePath);
+      }
       store.close();
     }
   }
 
+  /** Stores held in memory until their run's records are read (`memory-then-file`). */
+  private readonly held = new WeakSet<RunStore>();
+
   private openStore(path: string): RunStore {
-    if (this.storeKind === 'file')
-      return RunStore.open(path, this.options.fileStore ?? HARNESS_FILE_STORE);
-    return RunStore.openInMemory(this.images.get(path), path);
+    if (this.storeKind === 'file') return this.openFile(path);
+    const image = this.images.get(path);
+    // Nothing held here for the path (a `memory-then-file` store a child process wrote, or a
+    // run another process began): the store is its file, read and written where it lies.
+    if (this.storeKind === 'memory-then-file' && image === undefined && existsSync(path))
+      return this.openFile(path);
+    const store = RunStore.openInMemory(image, path);
+    if (this.storeKind === 'memory-then-file') this.held.add(store);
+    return store;
+  }
+
+  private openFile(path: string): RunStore {
+    return RunStore.open(path, this.options.fileStore ?? HARNESS_FILE_STORE);
   }
 
   /** Closes a store; an in-memory one keeps what it committed, as a file would. */
   private release(store: RunStore, path: string): void {
     if (!store.isOpen) return;
-    if (this.storeKind === 'memory') this.images.set(path, store.serialize());
+    if (this.storeKind === 'memory' || this.held.has(store))
+      this.images.set(path, store.serialize());
     store.close();
   }
 
@@ -165,4 +198,15 @@ export class ReferenceAgent implements AgentUnderTest {
       if (this.open.delete(store)) this.release(store, run.storePath);
     }
   }
+}
+
+/**
+ * Writes a store's image as its file through a temporary file and a rename, so the path holds
+ * the whole store or none of it; unsynced, as {@link HARNESS_FILE_STORE} is (a power loss is
+ * the one thing it gives up, and a run it cut short is made again).
+ */
+function writeStoreFile(path: string, image: Buffer): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, image);
+  renameSync(temporary, path);
 }

@@ -60,10 +60,12 @@ async function incarnation(link: ParentLink, init: Init): Promise<AgentOutcome> 
     },
   };
   const made = init.agent;
+  // This process is killed mid-run by design: the reference runtime's every commit goes to
+  // the store file as it is made, for the next process (and the parent) to read.
   const agent =
     'module' in made
       ? await link.busy(importAgent(made.module))
-      : new ReferenceAgent(made.name, made.safeguards);
+      : new ReferenceAgent(made.name, made.safeguards, { store: 'file' });
   try {
     // An agent that keeps nothing durable has no resume: a restart is a new start.
     return agentOutcome(await (init.resume && agent.resume ? agent.resume(run) : agent.start(run)));

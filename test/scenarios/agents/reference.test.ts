@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { faultPlanSchema } from '../../../faults/catalog.js';
+import { RunStore } from '../../../runtime/store.js';
+import type { AgentResult, AgentRun, AgentUnderTest } from '../../../scenarios/agent.js';
 import { ReferenceAgent } from '../../../scenarios/agents/reference.js';
 import { partialRefund } from '../../../scenarios/library/refunds/partial-refund.js';
 import { runScenario } from '../../../scenarios/runner.js';
@@ -14,25 +16,25 @@ afterAll(() => {
 });
 
 describe('ReferenceAgent stores', () => {
-  it('makes the same run with its store in memory as on disk, crashes and all, writing no file', async () => {
-    const plan = faultPlanSchema.parse({
-      id: 'two-crashes',
-      faults: [
-        { kind: 'crash', trigger: { on: 'probe', probe: 'after-intent', operation: 'refund' } },
-        { kind: 'lost-ack', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } },
-        {
-          kind: 'crash',
-          trigger: { on: 'probe', probe: 'after-result-saved', operation: 'refund' },
-        },
-      ],
+  const plan = faultPlanSchema.parse({
+    id: 'two-crashes',
+    faults: [
+      { kind: 'crash', trigger: { on: 'probe', probe: 'after-intent', operation: 'refund' } },
+      { kind: 'lost-ack', trigger: { on: 'call', tool: 'send_customer_message', nth: 1 } },
+      {
+        kind: 'crash',
+        trigger: { on: 'probe', probe: 'after-result-saved', operation: 'refund' },
+      },
+    ],
+  });
+  const run = (store: 'file' | 'memory', outDir: string) =>
+    runScenario(partialRefund, {
+      outDir,
+      agent: () => new ReferenceAgent('reference', {}, { store }),
+      faultPlan: plan,
     });
-    const run = (store: 'file' | 'memory', outDir: string) =>
-      runScenario(partialRefund, {
-        outDir,
-        agent: () => new ReferenceAgent('reference', {}, { store }),
-        faultPlan: plan,
-      });
 
+  it('makes the same run with its store in memory as on disk, crashes and all, writing no file', async () => {
     const onDisk = await run('file', join(dir, 'file'));
     const inMemory = await run('memory', join(dir, 'memory'));
 
@@ -41,5 +43,54 @@ describe('ReferenceAgent stores', () => {
     expect(deterministicPart(inMemory.trajectory)).toEqual(deterministicPart(onDisk.trajectory));
     expect(existsSync(onDisk.storePath)).toBe(true);
     expect(existsSync(inMemory.storePath)).toBe(false);
+  });
+
+  it('by default writes no file while the run is in this process, and its store file once it ends', async () => {
+    const inner = new ReferenceAgent();
+    // What is on disk at the store path each time an incarnation hands back its outcome.
+    const onDiskWhenIncarnationEnded: boolean[] = [];
+    const noted =
+      (go: (r: AgentRun) => Promise<AgentResult>) =>
+      async (r: AgentRun): Promise<AgentResult> => {
+        const outcome = await go(r);
+        onDiskWhenIncarnationEnded.push(existsSync(r.storePath));
+        return outcome;
+      };
+    const agent: AgentUnderTest = {
+      name: inner.name,
+      exposes: inner.exposes,
+      start: noted((r) => inner.start(r)),
+      resume: noted((r) => inner.resume(r)),
+      records: (path, runId) => inner.records(path, runId),
+      discard: () => {
+        inner.discard();
+      },
+    };
+    const throughFile = await run('file', join(dir, 'through-file'));
+
+    const byDefault = await runScenario(partialRefund, {
+      outDir: join(dir, 'default'),
+      agent: () => agent,
+      faultPlan: plan,
+    });
+
+    expect(byDefault.trajectory.crashes).toHaveLength(2);
+    expect(onDiskWhenIncarnationEnded).toEqual([false]);
+    expect(deterministicPart(byDefault.trajectory)).toEqual(
+      deterministicPart(throughFile.trajectory),
+    );
+    // One file, nothing beside it (no journal, no temporary), holding the run as it ended.
+    expect(readdirSync(join(dir, 'default', 'stores'))).toEqual([basename(byDefault.storePath)]);
+    const store = RunStore.open(byDefault.storePath);
+    try {
+      expect(store.listRuns().map((r) => [r.id, r.state])).toEqual([
+        [byDefault.trajectory.runId, 'completed'],
+      ]);
+      expect(store.events(byDefault.trajectory.runId)).toEqual(
+        byDefault.trajectory.agentRecords?.events,
+      );
+    } finally {
+      store.close();
+    }
   });
 });
