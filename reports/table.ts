@@ -18,6 +18,7 @@ import {
   usageOf,
   usageText,
 } from './model-usage.js';
+import { plainBoxTable } from './plain-box-table.js';
 import { printable } from './printable.js';
 import type { RunResult } from './results.js';
 
@@ -88,21 +89,17 @@ export function renderTable(
     (r: RunResult): boolean =>
       gradeOf(r, d).pass;
 
-  const table = new Table({
-    head: [
-      ...(agents ? ['agent'] : []),
-      ...(modes ? ['mode'] : []),
-      'scenario',
-      'fault plan',
-      ...DIMENSIONS,
-      'result',
-    ],
-    // No line between rows: one is drawn under the head and above the totals (below).
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
-  });
+  const head = [
+    ...(agents ? ['agent'] : []),
+    ...(modes ? ['mode'] : []),
+    'scenario',
+    'fault plan',
+    ...DIMENSIONS,
+    'result',
+  ];
+  const body: string[][] = [];
   for (const row of rows) {
-    table.push([
+    body.push([
       ...lead(row).map(printable),
       printable(row.scenarioId),
       printable(row.faultPlanId),
@@ -120,7 +117,7 @@ export function renderTable(
     const color = passed === results.length ? GREEN : passed === 0 ? RED : YELLOW;
     return paint(color, `${passed}/${results.length}`);
   };
-  table.push([
+  body.push([
     ...blank,
     'total',
     '',
@@ -130,7 +127,7 @@ export function renderTable(
   const metrics = suiteMetrics(results.map(toGradedRun), { k: input.k });
   const pass = metrics.overall.passHatK;
   const rateRow = (label: string, rate: (p: PassRates) => number | null): void => {
-    table.push([
+    body.push([
       ...blank,
       label,
       '',
@@ -141,7 +138,9 @@ export function renderTable(
   rateRow('pass^1', (p) => p.pass1);
   if (input.k > 1) rateRow(`pass^${input.k}`, (p) => p.passK);
 
-  const drawn = table.toString().split('\n');
+  const drawn = (
+    (options.color ? undefined : plainBoxTable(head, body)) ?? cliTable3(head, body, options)
+  ).split('\n');
   const rule = (drawn[0] ?? '').replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤');
   // Every cell is one line (printable escapes newlines), so row i is line i + 2.
   drawn.splice(2 + rows.length, 0, rule);
@@ -197,6 +196,22 @@ export function renderTable(
           : ''),
     );
   return lines.join('\n');
+}
+
+/** The table drawn by cli-table3: in colour, or with cells {@link plainBoxTable} declines. */
+function cliTable3(
+  head: readonly string[],
+  body: readonly string[][],
+  options: { readonly color: boolean },
+): string {
+  const table = new Table({
+    head: [...head],
+    // No line between rows: one is drawn under the head and above the totals (by the caller).
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
+  });
+  for (const row of body) table.push(row);
+  return table.toString();
 }
 
 /**

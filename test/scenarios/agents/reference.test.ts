@@ -4,7 +4,12 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { faultPlanSchema } from '../../../faults/catalog.js';
 import { RunStore } from '../../../runtime/store.js';
-import type { AgentResult, AgentRun, AgentUnderTest } from '../../../scenarios/agent.js';
+import type {
+  AgentRecords,
+  AgentResult,
+  AgentRun,
+  AgentUnderTest,
+} from '../../../scenarios/agent.js';
 import { ReferenceAgent } from '../../../scenarios/agents/reference.js';
 import { partialRefund } from '../../../scenarios/library/refunds/partial-refund.js';
 import { runScenario } from '../../../scenarios/runner.js';
@@ -87,7 +92,7 @@ describe('ReferenceAgent stores', () => {
         [byDefault.trajectory.runId, 'completed'],
       ]);
       expect(store.events(byDefault.trajectory.runId)).toEqual(
-        byDefault.trajectory.agentRecords?.events,
+        (byDefault.trajectory.agentRecords as AgentRecords).events,
       );
     } finally {
       store.close();
