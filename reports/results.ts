@@ -249,8 +249,10 @@ export class ResultsWriter {
 
   /** Writes the trajectory file first (atomically), then the record: a record always has its trajectory. */
   append(result: RunResult, trajectory: unknown): void {
+    // The folder was made with the writer: no `mkdir` per run.
     writeFileAtomic(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory), {
       sync: false,
+      folderMade: true,
     });
     this.appendRecord(result);
   }
@@ -286,13 +288,14 @@ export function repairResults(dir: string): RunResult[] {
  * Writes through a temp file and a rename, so a reader (or a process killed mid-write) never
  * leaves half a file. `sync: false` skips syncing the content to disk before the rename: the
  * file is still whole or absent after a killed process, but a power loss can leave it empty.
+ * `folderMade: true` says the file's folder exists (the caller made it), sparing a `mkdir`.
  */
 export function writeFileAtomic(
   path: string,
   content: string,
-  options: { sync?: boolean } = {},
+  options: { sync?: boolean; folderMade?: boolean } = {},
 ): void {
-  mkdirSync(dirname(path), { recursive: true });
+  if (options.folderMade !== true) mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   const fd = openSync(temp, 'w');
   try {

@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_FAULTS, TRIGGERS_BY_KIND, type FaultPlan } from '../faults/catalog.js';
 import { notApplicableFaults, operationOfTool } from '../faults/applicability.js';
@@ -334,7 +334,9 @@ async function runTrialIn(
     storeDir,
     `${(options.storeKey ?? runId).replace(/[^a-zA-Z0-9-]+/g, '_')}.db`,
   );
-  for (const suffix of ['', '-wal', '-shm']) rmSync(storePath + suffix, { force: true });
+  // A run's store path is nearly always new: a stat each, not rmSync's walk, when nothing is there.
+  for (const suffix of ['', '-wal', '-shm'])
+    if (existsSync(storePath + suffix)) rmSync(storePath + suffix, { force: true });
 
   const credential = world.credentials.issue(
     runId,
