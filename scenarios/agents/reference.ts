@@ -1,7 +1,7 @@
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import type { Planner } from '../../runtime/planner.js';
 import { ReferenceRuntime } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { RunStore, type FileStoreOptions } from '../../runtime/store.js';
 import type { Planning } from '../../runtime/written-plan.js';
 import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../agent.js';
