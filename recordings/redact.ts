@@ -44,18 +44,45 @@ interface Redactor {
   scrub(text: string): string;
 }
 
+/**
+ * Compiled options, by the options object: a model replay redacts every message of every
+ * request (the conversation so far, each call) with the same few options objects, and splitting
+ * the same keys into words again was a third of a replayed run's CPU. Options are read once.
+ */
+const compiled = new WeakMap<RedactOptions, Redactor>();
+
 function redactor(options: RedactOptions): Redactor {
+  let r = compiled.get(options);
+  if (!r) {
+    r = compile(options);
+    compiled.set(options, r);
+  }
+  return r;
+}
+
+function compile(options: RedactOptions): Redactor {
   const keys = (options.keys ?? DEFAULT_REDACTION.keys).map(words).filter((k) => k.length > 0);
   // A pattern without `g` would replace only its first match and leave the rest in the file.
+  // (`replace` starts a global pattern from index 0 each time, so one compiled copy serves all.)
   const patterns = (options.patterns ?? DEFAULT_REDACTION.patterns).map(
     (p) => new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`),
   );
+  // The same few keys (role, content, type…) come back in every message: decided once each.
+  const decided = new Map<string, boolean>();
   return {
     isSecretKey: (key) => {
-      const have = words(key);
-      return keys.some(
-        (k) => k.length <= have.length && k.every((w, i) => have[have.length - k.length + i] === w),
-      );
+      let secret = decided.get(key);
+      if (secret === undefined) {
+        const have = words(key);
+        secret = keys.some(
+          (k) =>
+            k.length <= have.length && k.every((w, i) => have[have.length - k.length + i] === w),
+        );
+        // Keys are field names, a few dozen; data keyed by ids could bring more: kept bounded.
+        if (decided.size >= 4096) decided.clear();
+        decided.set(key, secret);
+      }
+      return secret;
     },
     scrub: (text) => patterns.reduce((out, p) => out.replace(p, REDACTED), text),
   };

@@ -4,13 +4,13 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installProject, pack } from '../support/packed-project.js';
+import { BUILD_WITHOUT_CHECK, installProject, pack, REPO } from '../support/packed-project.js';
 
 /**
- * The package as a user gets it: `npm pack` (which builds dist/), the tarball installed into a
- * fresh project outside this repository, and that project using it — the bin, a user agent and
- * scenario in TypeScript, its own vitest test, its own `tsc`. The project's files are in
- * ./project. One pack and one install serve every case: they are the cost (about a minute).
+ * The package as a user gets it: `npm pack` (dist/ built as prepack builds it), the tarball
+ * installed into a fresh project outside this repository, and that project using it — the bin, a
+ * user agent and scenario in TypeScript, its own vitest test, its own `tsc`. The project's files
+ * are in ./project. One pack and one install serve every case: they are the cost (about a minute).
  */
 
 // Packing builds with tsc and installing extracts ~200 packages: minutes on a busy machine.
@@ -57,6 +57,16 @@ afterAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 describe('the packed package', () => {
+  it("is built as prepack builds it: the test's build is `npm run build` less its type check", () => {
+    const { scripts } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    // pack() builds with the build script's own command and --noCheck, then packs without
+    // scripts; were prepack or build to change, the tarball here would no longer be a user's.
+    expect(scripts.prepack).toBe('npm run build');
+    expect(`${scripts.build} --noCheck`).toBe(`tsc ${BUILD_WITHOUT_CHECK.join(' ')}`);
+  });
+
   it('ships built JavaScript, declarations and the bin, and no sources or tests', () => {
     const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' })
       .trim()
@@ -82,15 +92,27 @@ describe('the packed package', () => {
     const manifest = JSON.parse(
       readFileSync(join(dir, 'node_modules', 'faultline', 'package.json'), 'utf8'),
     ) as { exports: Record<string, string | { types: string; import: string }> };
+    const specifiers: string[] = [];
     for (const [subpath, target] of Object.entries(manifest.exports)) {
       if (typeof target === 'string') continue;
       // The adapters arrive with the examples; until then their subpaths point at nothing.
       if (/^\.\/(ai-sdk|langgraph)$/.test(subpath) && !exists(target.import)) continue;
       const specifier = `faultline${subpath.slice(1)}`;
-      const ran = inProject('node', ['--input-type=module', '-e', `await import('${specifier}')`]);
-      expect(ran.stderr, specifier).toBe('');
+      specifiers.push(specifier);
       expect(exists(target.types), `${specifier} types`).toBe(true);
     }
+    // One user's Node imports each in turn (a Node start and faultline's import per subpath
+    // were ten seconds of this file): each resolves through the package's exports, and one that
+    // fails names itself on stderr.
+    const script = specifiers
+      .map((s) => `try { await import('${s}'); } catch (e) { console.error('${s}:', e); }`)
+      .join('\n');
+    const ran = inProject('node', ['--input-type=module', '-e', script]);
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    expect(specifiers).toEqual(
+      expect.arrayContaining(['faultline', 'faultline/config', 'faultline/recordings']),
+    );
   });
 
   it(
