@@ -49,7 +49,7 @@ import { ReferenceRuntime } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import { connectWorld } from '../scenarios/world/serve.js';
 import { JournalWorld } from './bench-world.js';
-import { fmtSpread, spread, verdict, type Spread } from './stats.js';
+import { fmtSpread, medianInterval, spread, verdict, type Spread } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_DURABLE_ROUNDS ?? 21);
 const STEPS = Number(process.env.BENCH_DURABLE_STEPS ?? 220);
@@ -284,7 +284,12 @@ export interface DurableStepFigures {
   langGraphRatio: Spread;
   floorCpuRatio: Spread;
   langGraphCpuRatio: Spread;
+  /** Where the median runtime ÷ floor ratio lies (95% distribution-free interval), wall and CPU. */
+  floorRatioInterval: Interval;
+  floorCpuRatioInterval: Interval;
 }
+
+type Interval = ReturnType<typeof medianInterval>;
 
 type Contender = 'floor' | 'runtime' | 'langgraph';
 
@@ -356,8 +361,9 @@ export async function benchDurableStep(): Promise<DurableStepFigures> {
     if (DUMP) writeFileSync(DUMP, JSON.stringify(dump));
     const wall = (who: Contender) => spread(samples[who].map((s) => s.wallUs));
     const cpu = (who: Contender) => spread(samples[who].map((s) => s.cpuUs));
-    const ratio = (a: Contender, b: Contender, by: keyof Sample) =>
-      spread(samples[a].map((s, i) => s[by] / samples[b][i]![by]));
+    const ratios = (a: Contender, b: Contender, by: keyof Sample) =>
+      samples[a].map((s, i) => s[by] / samples[b][i]![by]);
+    const ratio = (a: Contender, b: Contender, by: keyof Sample) => spread(ratios(a, b, by));
     const figures: DurableStepFigures = {
       rounds: ROUNDS,
       steps: STEPS,
@@ -371,6 +377,8 @@ export async function benchDurableStep(): Promise<DurableStepFigures> {
       floorRatio: ratio('runtime', 'floor', 'wallUs'),
       langGraphRatio: ratio('runtime', 'langgraph', 'wallUs'),
       floorCpuRatio: ratio('runtime', 'floor', 'cpuUs'),
+      floorRatioInterval: medianInterval(ratios('runtime', 'floor', 'wallUs')),
+      floorCpuRatioInterval: medianInterval(ratios('runtime', 'floor', 'cpuUs')),
       langGraphCpuRatio: ratio('runtime', 'langgraph', 'cpuUs'),
     };
     printDurableStep(figures);
@@ -403,8 +411,12 @@ function printDurableStep(f: DurableStepFigures): void {
   console.log(
     `  runtime / LangGraph              ${x(f.langGraphRatio).padEnd(25)} ${x(f.langGraphCpuRatio)}   target ≤ ${TARGET_LANGGRAPH_RATIO}×: ${verdict(f.langGraphRatio, TARGET_LANGGRAPH_RATIO)}`,
   );
+  const ci = (i: Interval) => `${i.low.toFixed(2)}×–${i.high.toFixed(2)}×`;
   console.log(
-    '  (each ratio is paired: runtime ÷ peer within one round; verdict by wall time: meets when the upper quartile is at or under the target, misses when the lower quartile is over it, else undecided)',
+    `  median runtime / floor lies in   ${ci(f.floorRatioInterval).padEnd(25)} ${ci(f.floorCpuRatioInterval)}   (${(f.floorRatioInterval.confidence * 100).toFixed(0)}% interval by order statistics)`,
+  );
+  console.log(
+    '  each ratio is paired: runtime ÷ peer within one round. Verdict, by wall time: meets when the upper quartile of the rounds is at or under the target, misses when the lower quartile is over it, else undecided.',
   );
 }
 
