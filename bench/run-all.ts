@@ -6,8 +6,9 @@
  *
  * Environment (each bench reads its own; defaults in brackets — the full bench takes a long
  * while on a loaded two-core machine, and these make it short):
- * - BENCH_DURABLE_ROUNDS [21], BENCH_DURABLE_STEPS [120]: the durable write step's interleaved
- *   rounds and the steps of each run (bench/durable-step.ts);
+ * - BENCH_DURABLE_ROUNDS [21], BENCH_DURABLE_STEPS [220], BENCH_DURABLE_PAIRS [2]: the durable
+ *   write step's interleaved rounds, the steps of each run and the floor-runtime pairs on each
+ *   side of a round (bench/durable-step.ts);
  * - BENCH_ROUNDS [5 for explore, 7 for run throughput], BENCH_WARMUP [1]: counted and warm-up
  *   rounds of exploration's part (c) and of `faultline run` throughput;
  * - BENCH_WORKERS [2], BENCH_SEED [1]: exploration's worker threads and seed (bench/explore.ts,

@@ -40,6 +40,36 @@ export function fmtSpread(s: Spread, digits = 2, unit = ''): string {
 }
 
 /**
+ * A distribution-free confidence interval for the median: the `k`-th smallest and `k`-th
+ * largest values, with `k` the largest rank whose binomial coverage, 1 − 2·P(Binomial(n, ½) <
+ * k), still reaches `confidence`; with too few values for it, the whole range. Unlike the IQR,
+ * which describes how far single rounds scatter, it narrows with more rounds: it says where the
+ * median itself lies. `confidence` in the result is the coverage actually reached.
+ */
+export function medianInterval(
+  values: readonly number[],
+  confidence = 0.95,
+): { low: number; high: number; confidence: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return { low: Number.NaN, high: Number.NaN, confidence: 0 };
+  // below[k] = P(Binomial(n, ½) < k), built term by term.
+  let term = 0.5 ** n;
+  let below = 0;
+  let k = 1;
+  let coverage = 1 - 2 * term;
+  for (;;) {
+    below += term;
+    term = (term * (n - k + 1)) / k;
+    const next = 1 - 2 * (below + term);
+    if (k + 1 > Math.floor((n + 1) / 2) || next < confidence) break;
+    k++;
+    coverage = next;
+  }
+  return { low: sorted[k - 1]!, high: sorted[n - k]!, confidence: coverage };
+}
+
+/**
  * Whether a sample of ratios decides against an upper bound: `meets` when even its upper
  * quartile is at or under the bound, `misses` when even its lower quartile is over it,
  * `undecided` when the bound falls inside the interquartile range.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fmtSpread, median, quantile, spread, verdict, verdictAtLeast } from '../../bench/stats.js';
+import {
+  fmtSpread,
+  median,
+  medianInterval,
+  quantile,
+  spread,
+  verdict,
+  verdictAtLeast,
+} from '../../bench/stats.js';
 
 describe('bench statistics', () => {
   it('takes quantiles by linear interpolation between ranks (numpy default, R type 7)', () => {
@@ -29,5 +37,15 @@ describe('bench statistics', () => {
     expect(verdictAtLeast({ median: 600, q1: 500, q3: 700, n: 5 }, 500)).toBe('meets');
     expect(verdictAtLeast({ median: 190, q1: 180, q3: 499, n: 5 }, 500)).toBe('misses');
     expect(verdictAtLeast({ median: 1.8, q1: 1.7, q3: 1.9, n: 5 }, 1.8)).toBe('undecided');
+  });
+
+  it('bounds the median by order statistics: the narrowest symmetric ranks whose binomial coverage reaches the confidence', () => {
+    const ranks = Array.from({ length: 21 }, (_, i) => 21 - i); // 21 … 1, unsorted on purpose
+    const m = medianInterval(ranks);
+    expect([m.low, m.high]).toEqual([6, 16]);
+    expect(m.confidence).toBeCloseTo(1 - (2 * 27_896) / 2 ** 21, 6);
+    expect(medianInterval([1, 2, 3, 4, 5, 6, 7, 8, 9])).toMatchObject({ low: 2, high: 8 });
+    // Too few values for 95%: the whole range, with the coverage it has.
+    expect(medianInterval([3, 1, 2, 5, 4])).toEqual({ low: 1, high: 5, confidence: 1 - 2 / 32 });
   });
 });
