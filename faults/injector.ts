@@ -575,8 +575,10 @@ function compact(context: WorkingContext): WorkingContext {
 
 /** A small deterministic generator (mulberry32) seeded from a string. */
 export function seededRandom(seed: string): () => number {
-  let a = createHash('sha256').update(seed).digest().readUInt32LE(0);
+  // Hashed on the first draw: most runs draw nothing (only probability triggers do).
+  let a: number | undefined;
   return () => {
+    a ??= createHash('sha256').update(seed).digest().readUInt32LE(0);
     a = (a + 0x6d2b79f5) | 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);

@@ -365,12 +365,16 @@ function contractArguments(
     [CONTRACT_ARGUMENT.approvalToken]: tokenArg,
     ...args
   } = sent;
-  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
   return {
     args: keyArg === undefined && tokenArg === undefined ? sent : args,
     idempotencyKey: text(keyArg) ?? text(meta[META.idempotencyKey]),
     approvalToken: text(tokenArg) ?? text(meta[APPROVAL_TOKEN_META]),
   };
+}
+
+/** A string as sent, or null for anything else. */
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 /** A counter from 1: the order of a log no clock orders. */

@@ -5,12 +5,12 @@ import type {
   JsonSchemaType,
   JsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { contentHash } from './contract.js';
 import type { ToolErrorClass } from './failure-class.js';
 import { META, toolErrorSchema, type Trust } from './protocol.js';
-import { sharedSchemaValidators } from './schema-validators.js';
+import { schemaText, sharedSchemaValidators } from './schema-validators.js';
 
 /** What came back from one tool call, classified. `no-reply` is ambiguous for a write. */
 export type CallOutcome =
@@ -39,18 +39,24 @@ const SDK_TIMEOUT_MS = 2_147_483_647;
  * Tool-schema hashes by the schemas' JSON text. Every incarnation of every run lists the same
  * few worlds' tools, and the canonical hash (keys sorted, then SHA-256) of a world's schemas
  * costs about a twentieth of a run; the same text always has the same canonical form, so the text
- * is a safe key.
+ * is a safe key. The key is made of each schema's text as the validators took it (see
+ * `schemaText`): the listed schemas are serialized once, not once more for the key.
  */
 const schemasHashes = new Map<string, string>();
 const SCHEMAS_HASHES = 64;
 
-function schemasHash(schemas: unknown): string {
-  const text = JSON.stringify(schemas);
-  let hash = schemasHashes.get(text);
+function schemasHash(tools: readonly Tool[]): string {
+  // JSON texts joined by characters JSON escapes inside a string: one text, one list of tools.
+  let key = '';
+  for (const t of tools)
+    key += `${JSON.stringify(t.name)}\u0000${schemaText(t.inputSchema)}\u0000${t.outputSchema ? schemaText(t.outputSchema) : 'null'}\u0001`;
+  let hash = schemasHashes.get(key);
   if (hash === undefined) {
-    hash = contentHash(schemas);
+    hash = contentHash(
+      tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
+    );
     if (schemasHashes.size >= SCHEMAS_HASHES) schemasHashes.clear();
-    schemasHashes.set(text, hash);
+    schemasHashes.set(key, hash);
   }
   return hash;
 }
@@ -88,9 +94,7 @@ export class Executor {
         sharedSchemaValidators.getValidator(tool.inputSchema as JsonSchemaType),
       );
     }
-    this.schemasHash = schemasHash(
-      tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
-    );
+    this.schemasHash = schemasHash(tools);
     return this.schemasHash;
   }
 

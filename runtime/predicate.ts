@@ -83,13 +83,28 @@ function layerOf(scope: object, key: string): object {
   return layer;
 }
 
+/** Paths split into segments, by path: predicates read the same few paths over and over. */
+const segmentsOf = new Map<string, readonly string[]>();
+const SEGMENTS_KEPT = 4_096;
+
+function segments(path: string): readonly string[] {
+  let split = segmentsOf.get(path);
+  if (split === undefined) {
+    split = path.split('.');
+    if (segmentsOf.size >= SEGMENTS_KEPT) segmentsOf.clear();
+    segmentsOf.set(path, split);
+  }
+  return split;
+}
+
 /** Reads `a.b[0].c`-style dotted paths (array indices as plain segments: `a.b.0.c`). */
 export function readPath(scope: unknown, path: string): unknown {
+  const split = segments(path);
   let current: unknown =
     scope !== null && typeof scope === 'object' && bases.has(scope)
-      ? layerOf(scope, path.split('.', 1)[0] ?? '')
+      ? layerOf(scope, split[0] ?? '')
       : scope;
-  for (const segment of path.split('.')) {
+  for (const segment of split) {
     if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) {
       // Arrays expose their length; nothing else inherited is part of the data.
       if (Array.isArray(current) && segment === 'length') return current.length;
@@ -135,10 +150,17 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
   if ('not' in predicate) return !evaluate(predicate.not, scope);
   if ('some' in predicate) {
     const items = readPath(scope, predicate.some.path);
-    return (
-      Array.isArray(items) &&
-      items.some((item) => evaluate(predicate.some.where, extendScope(scope, { item })))
-    );
+    if (!Array.isArray(items) || items.length === 0) return false;
+    // One layer for every item, `item` set in turn: the layer is read only while its item is
+    // judged, and nothing keeps it.
+    const layer = extendScope(scope, { item: undefined }) as { item: unknown };
+    for (let i = 0; i < items.length; i++) {
+      // A hole is no item, as `Array.prototype.some` skips it.
+      if (!(i in items)) continue;
+      layer.item = items[i];
+      if (evaluate(predicate.some.where, layer)) return true;
+    }
+    return false;
   }
   const actual = readPath(scope, predicate.path);
   const expected = resolveValue(predicate.value, scope);
@@ -149,14 +171,12 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
       return actual === undefined || actual === null;
     // A missing value equals nothing, so two absent paths never "match".
     case 'eq':
-      return actual !== undefined && canonicalJson(actual) === canonicalJson(expected);
+      return actual !== undefined && same(actual, expected);
     case 'ne':
-      return actual === undefined || canonicalJson(actual) !== canonicalJson(expected);
+      return actual === undefined || !same(actual, expected);
     case 'in':
       return (
-        actual !== undefined &&
-        Array.isArray(expected) &&
-        expected.some((e) => canonicalJson(e) === canonicalJson(actual))
+        actual !== undefined && Array.isArray(expected) && expected.some((e) => same(e, actual))
       );
     case 'gt':
       return typeof actual === 'number' && typeof expected === 'number' && actual > expected;
@@ -167,6 +187,20 @@ export function evaluate(predicate: Predicate, scope: Scope): boolean {
     case 'lte':
       return typeof actual === 'number' && typeof expected === 'number' && actual <= expected;
   }
+}
+
+/**
+ * Equal as canonical JSON, which is what a predicate compares. Two strings, two booleans or two
+ * finite numbers have equal canonical JSON exactly when they are `===` (0 and -0 both write
+ * `0`), so those skip writing it; anything else (objects, null, NaN, mixed types) is written.
+ */
+function same(a: unknown, b: unknown): boolean {
+  const type = typeof a;
+  if (type === typeof b) {
+    if (type === 'string' || type === 'boolean') return a === b;
+    if (type === 'number' && Number.isFinite(a) && Number.isFinite(b)) return a === b;
+  }
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 /** Human-readable form for events and reports: `fresh.status eq "paid"`. */

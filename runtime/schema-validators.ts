@@ -6,6 +6,31 @@ import type {
 } from '@modelcontextprotocol/sdk/validation/types.js';
 
 /**
+ * Schema texts by the schema object they were taken from. A connection's listed tools are
+ * serialized more than once (the SDK asks for each output schema's validator, the executor for
+ * each input schema's, then hashes them all): the first serialization of an object is kept for
+ * the others. Listed schemas are the client's own parsed copies, read and never changed.
+ */
+const texts = new WeakMap<object, string>();
+
+/**
+ * A schema's JSON text, taken once per schema object (see {@link texts}).
+ *
+ * @example
+ * ```ts
+ * const key = schemaText(tool.inputSchema); // JSON.stringify(tool.inputSchema), remembered
+ * ```
+ */
+export function schemaText(schema: object): string {
+  let text = texts.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(schema);
+    texts.set(schema, text);
+  }
+  return text;
+}
+
+/**
  * A JSON Schema validator provider that compiles each distinct schema once per process.
  * Compiling a tool's schema with Ajv costs far more than a whole tool call, and every MCP
  * connection (every run, every incarnation after a crash) lists the same tools again; the
@@ -21,7 +46,7 @@ class SharedSchemaValidators implements jsonSchemaValidator {
   private ajv: AjvJsonSchemaValidator | undefined;
 
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-    const text = JSON.stringify(schema);
+    const text = schemaText(schema);
     let validator = this.compiled.get(text);
     if (!validator) {
       this.ajv ??= new AjvJsonSchemaValidator();

@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_FAULTS, TRIGGERS_BY_KIND, type FaultPlan } from '../faults/catalog.js';
 import { notApplicableFaults, operationOfTool } from '../faults/applicability.js';
@@ -334,9 +334,11 @@ async function runTrialIn(
     storeDir,
     `${(options.storeKey ?? runId).replace(/[^a-zA-Z0-9-]+/g, '_')}.db`,
   );
-  // A run's store path is nearly always new: a stat each, not rmSync's walk, when nothing is there.
+  // Asked first: removing a file that is not there costs a thrown and caught error, and most
+  // runs (every explored one, its store in memory) leave no file behind.
   for (const suffix of ['', '-wal', '-shm'])
-    if (existsSync(storePath + suffix)) rmSync(storePath + suffix, { force: true });
+    if (lstatSync(storePath + suffix, { throwIfNoEntry: false }))
+      rmSync(storePath + suffix, { force: true });
 
   const credential = world.credentials.issue(
     runId,
@@ -903,12 +905,14 @@ export function setUpWorld(world: World<unknown>, scenario: Scenario): number {
   );
   scenario.world.setup.forEach((call, i) => {
     try {
-      // Setup arguments may read the seeded world (`{ $ref: 'world.orders.4.total_cents' }`).
+      // Setup arguments may read the seeded world (`{ $ref: 'world.orders.4.total_cents' }`):
+      // one snapshot for the call's arguments, taken only when one of them is not a literal.
+      const entries = Object.entries(call.args);
+      const scope = entries.some(([, v]) => v !== null && typeof v === 'object')
+        ? { world: world.snapshot() }
+        : {};
       const args = Object.fromEntries(
-        Object.entries(call.args).map(([k, v]) => [
-          k,
-          resolveValue(v as ValueExpr, { world: world.snapshot() }),
-        ]),
+        entries.map(([k, v]) => [k, resolveValue(v as ValueExpr, scope)]),
       );
       // The scene is the world's own history: what needed a person's approval then had it.
       const meta: Record<string, string> = { [META.credential]: credential.token };

@@ -1,6 +1,7 @@
 import type { Clock } from '../../runtime/clock.js';
 import { FaultlineError } from '../../runtime/errors.js';
 import type { RunCredential, Scope } from '../../runtime/credential.js';
+import { clonePlain } from './plain-clone.js';
 
 /** The verdict on a presented credential: whose run it is, or why the world refuses. */
 export type CredentialCheck =
@@ -43,10 +44,10 @@ export class CredentialRegistry {
   issue(runId: string, scope: Scope, ttlMs: number): RunCredential {
     const token = `cred_${runId}_${++this.issued}`;
     const expiresAt = this.clock.now() + ttlMs;
-    this.grants.set(token, { runId, scope: structuredClone(scope), expiresAt, revoked: false });
+    this.grants.set(token, { runId, scope: clonePlain(scope), expiresAt, revoked: false });
     return {
       token,
-      scope: structuredClone(scope),
+      scope: clonePlain(scope),
       expiresAt,
       revoke: () => {
         this.revoke(token);

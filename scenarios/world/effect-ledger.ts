@@ -1,4 +1,5 @@
 import type { Clock } from '../../runtime/clock.js';
+import { clonePlain } from './plain-clone.js';
 
 /**
  * One side effect a world applied. The ledger is the world's own account of what happened, so
@@ -70,7 +71,7 @@ export class EffectLedger {
       requestId: entry.requestId,
       idempotencyKey: entry.idempotencyKey,
       identity: entry.identity,
-      effect: Object.freeze(structuredClone(entry.effect)),
+      effect: Object.freeze(clonePlain(entry.effect)),
       approvalToken: entry.approvalToken ?? null,
       compensates: entry.compensates ?? null,
     });

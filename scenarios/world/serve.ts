@@ -14,6 +14,7 @@ import { sharedSchemaValidators } from '../../runtime/schema-validators.js';
 import type { ApprovalDesk, ApprovalTool } from './approval-desk.js';
 import { contractInput } from './contract-arguments.js';
 import { ExternalWorld } from './external-world.js';
+import { clonePlain } from './plain-clone.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { World } from './world.js';
 import { WorldError } from './world-error.js';
@@ -171,21 +172,28 @@ function serveExternal(
 }
 
 const jsonSchemas = {
-  input: new WeakMap<z.ZodType, string>(),
-  output: new WeakMap<z.ZodType, string>(),
+  input: new WeakMap<z.ZodType, ListToolsResult['tools'][number]['inputSchema']>(),
+  output: new WeakMap<z.ZodType, ListToolsResult['tools'][number]['inputSchema']>(),
 };
 
-/** A tool schema as JSON Schema, as the SDK advertises it (draft 7, input or output side); a fresh copy each time. */
+/**
+ * A tool schema as JSON Schema, as the SDK advertises it (draft 7, input or output side),
+ * converted once per process; a fresh copy each time, since the client keeps parts of what it
+ * is sent by reference (an in-memory transport passes objects, not text). Copied as plain data
+ * (JSON Schema is), at a fraction of what parsing its text again costs.
+ */
 function advertised(
   schema: z.ZodType,
   io: 'input' | 'output',
 ): ListToolsResult['tools'][number]['inputSchema'] {
   let json = jsonSchemas[io].get(schema);
   if (json === undefined) {
-    json = JSON.stringify(z.toJSONSchema(schema, { target: 'draft-7', io }));
+    json = JSON.parse(
+      JSON.stringify(z.toJSONSchema(schema, { target: 'draft-7', io })),
+    ) as ListToolsResult['tools'][number]['inputSchema'];
     jsonSchemas[io].set(schema, json);
   }
-  return JSON.parse(json) as ListToolsResult['tools'][number]['inputSchema'];
+  return clonePlain(json);
 }
 
 /**

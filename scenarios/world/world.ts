@@ -3,6 +3,7 @@ import { APPROVAL_TOKEN_META, CONTRACT_ARGUMENT, META } from '../../runtime/prot
 import { ApprovalRegistry, type ApprovalRefusal } from './approval-registry.js';
 import { takeContractArguments } from './contract-arguments.js';
 import { CredentialRegistry } from './credential-registry.js';
+import { clonePlain } from './plain-clone.js';
 import { EffectLedger, type LedgerEntry, type NewLedgerEntry } from './effect-ledger.js';
 import type { CallContext, ToolDefinition } from './tool-definition.js';
 import { WorldError } from './world-error.js';
@@ -77,7 +78,7 @@ export abstract class World<State> {
 
   /** A deep copy of the state, safe to keep while the world moves on. */
   snapshot(): State {
-    return structuredClone(this.state);
+    return clonePlain(this.state);
   }
 
   /**
@@ -133,7 +134,7 @@ export abstract class World<State> {
       ...entry,
       seq: this.ledger.size + 1,
       at: this.clock.now(),
-      effect: structuredClone(entry.effect),
+      effect: clonePlain(entry.effect),
       approvalToken: entry.approvalToken ?? null,
       compensates: entry.compensates ?? null,
     };
@@ -225,7 +226,8 @@ export abstract class World<State> {
     const dedupe =
       tool.kind === 'write' && tool.honoursIdempotencyKey === true && idempotencyKey !== null;
     const replayKey = `${name}\u0000${idempotencyKey ?? ''}`;
-    const fingerprint = stableJson(parsed.data);
+    // Only a write that honours keys is ever compared with an earlier call of its key.
+    const fingerprint = dedupe ? stableJson(parsed.data) : '';
     if (dedupe) {
       const prior = this.replays.get(replayKey);
       if (prior && prior.fingerprint !== fingerprint) {
@@ -234,7 +236,7 @@ export abstract class World<State> {
           `idempotency key was already used for ${name} with different arguments`,
         );
       }
-      if (prior) return structuredClone(prior.output);
+      if (prior) return clonePlain(prior.output);
     }
 
     let consumedApproval: string | null = null;
@@ -276,7 +278,7 @@ export abstract class World<State> {
       this.state = before;
       return output;
     }
-    if (dedupe) this.replays.set(replayKey, { fingerprint, output: structuredClone(output) });
+    if (dedupe) this.replays.set(replayKey, { fingerprint, output: clonePlain(output) });
     return output;
   }
 }

@@ -5,6 +5,7 @@ import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../runtime/clock.js';
+import { contentHash } from '../../runtime/contract.js';
 import { Executor, type CallRequest } from '../../runtime/executor.js';
 
 /** A clock whose timers fire only when the test says so. */
@@ -226,5 +227,52 @@ describe('Executor.call', () => {
     expect(await call).toMatchObject({ kind: 'error' });
     await settle();
     expect(cancelled).toHaveLength(1);
+  });
+});
+
+describe('Executor.loadTools', () => {
+  /** Serves `tools` (name → output schema shape, or none) and loads them into an executor. */
+  async function loaded(
+    tools: Record<string, z.ZodRawShape | undefined>,
+  ): Promise<{ hash: string; listed: Awaited<ReturnType<Client['listTools']>>['tools'] }> {
+    const server = new McpServer({ name: 'executor-test', version: '1' });
+    for (const [name, output] of Object.entries(tools))
+      server.registerTool(
+        name,
+        { inputSchema: { text: z.string() }, ...(output ? { outputSchema: output } : {}) },
+        ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
+      );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'executor-test', version: '1' });
+    await client.connect(clientSide);
+    try {
+      const hash = await new Executor(client, systemClock).loadTools();
+      const { tools: listed } = await client.listTools();
+      return { hash, listed };
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  }
+
+  it('returns the canonical hash of the listed tools: names, input and output schemas', async () => {
+    const { hash, listed } = await loaded({ echo: { text: z.string() }, plain: undefined });
+
+    expect(hash).toBe(
+      contentHash(
+        listed.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
+      ),
+    );
+  });
+
+  it('tells apart tools that differ only in an output schema, or in which tool has it', async () => {
+    const a = await loaded({ echo: { text: z.string() }, plain: undefined });
+    const b = await loaded({ echo: { text: z.number() }, plain: undefined });
+    const c = await loaded({ echo: undefined, plain: { text: z.string() } });
+    const again = await loaded({ echo: { text: z.string() }, plain: undefined });
+
+    expect(new Set([a.hash, b.hash, c.hash]).size).toBe(3);
+    expect(again.hash).toBe(a.hash);
   });
 });

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../runtime/canonical-json.js';
 import {
   describePredicate,
   evaluate,
@@ -386,5 +388,50 @@ describe('explainFailure', () => {
         { a: 1, b: 2 },
       ),
     ).toBe('none of (a gt 3, got 1 | b exists holds)');
+  });
+});
+
+describe('evaluate: equality is canonical JSON equality', () => {
+  // Values of every kind, numbers among them that JSON writes alike (-0 and 0, NaN and null).
+  const value = fc.oneof(
+    fc.jsonValue(),
+    fc.constantFrom(0, -0, NaN, Infinity, -Infinity, null, '', '0', true, false),
+    fc.double(),
+    fc.integer({ min: -3, max: 3 }),
+  );
+
+  it('eq, ne and in agree with comparing canonical JSON, whatever the two values', () => {
+    // The pairs JSON writes alike though they differ, or differ though they look alike.
+    const examples: [unknown, unknown][] = [
+      [0, -0],
+      [NaN, null],
+      [Infinity, null],
+      [NaN, NaN],
+      [1, '1'],
+      [true, 'true'],
+      [
+        { x: 1, y: 2 },
+        { y: 2, x: 1 },
+      ],
+    ];
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        const equal = canonicalJson(a) === canonicalJson(b);
+        const s = { a, b, list: [b] };
+        expect(evaluate({ path: 'a', op: 'eq', value: { $ref: 'b' } }, s)).toBe(equal);
+        expect(evaluate({ path: 'a', op: 'ne', value: { $ref: 'b' } }, s)).toBe(!equal);
+        expect(evaluate({ path: 'a', op: 'in', value: { $ref: 'list' } }, s)).toBe(equal);
+      }),
+      { examples },
+    );
+  });
+
+  it('some skips the holes of a sparse array, as Array.prototype.some does', () => {
+    const items: unknown[] = [];
+    items[2] = 1;
+    const where: Predicate = { path: 'item', op: 'absent' };
+
+    expect(evaluate({ some: { path: 'items', where } }, { items })).toBe(false);
+    expect(evaluate({ some: { path: 'items', where } }, { items: [1, undefined] })).toBe(true);
   });
 });
