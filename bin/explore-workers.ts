@@ -24,7 +24,7 @@ export function exploreWorkers(options: {
   scenarioFiles: readonly string[];
   outDir: string;
   n: number;
-}): PlanJudges & { close(): Promise<void> } {
+}): PlanJudges & Pick<WorkerPool, 'ready' | 'utilization' | 'close'> {
   const pool = new WorkerPool(
     {
       kind: 'explore',
@@ -33,6 +33,9 @@ export function exploreWorkers(options: {
       outDir: options.outDir,
     },
     options.n,
+    // Each thread holds the plan it judges and the next: a plan takes milliseconds, and a
+    // thread that had to ask the main thread for its next one would wait on it every time.
+    { inHand: 2 },
   );
   return {
     judge: async (
@@ -53,6 +56,8 @@ export function exploreWorkers(options: {
         stop,
       );
     },
+    ready: () => pool.ready(),
+    utilization: (since) => pool.utilization(since),
     close: () => pool.close(),
   };
 }
