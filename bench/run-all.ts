@@ -8,7 +8,8 @@
  * while on a loaded two-core machine, and these make it short):
  * - BENCH_DURABLE_ROUNDS [21], BENCH_DURABLE_STEPS [120]: the durable write step's interleaved
  *   rounds and the steps of each run (bench/durable-step.ts);
- * - BENCH_ROUNDS [5 for explore, 7 for run throughput], BENCH_WARMUP [1]: counted and warm-up
+ * - BENCH_ROUNDS [5 for explore, 7 for run throughput], BENCH_WARMUP [2 for explore, 1 for run
+ *   throughput]: counted and warm-up
  *   rounds of exploration's part (c) and of `faultline run` throughput;
  * - BENCH_WORKERS [2], BENCH_SEED [1]: exploration's worker threads and seed (bench/explore.ts,
  *   whose parts (a) and (b) `npm run bench` leaves out: `npx tsx bench/explore.ts` runs them);

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { judgePlan, type ExploreAgent } from '../explore/explore.js';
 import { scenarioReach, type ScenarioReach } from '../explore/reach.js';
@@ -34,7 +35,17 @@ let queue: Promise<void> = Promise.resolve();
 port.on('message', (task: WorkerTask) => {
   queue = queue.then(() => handle(task));
 });
-reply({ kind: 'idle' });
+reply({ kind: 'idle', ...osThread() });
+
+/** This thread's OS id (Linux's /proc/thread-self names it), so CPU can be told per thread. */
+function osThread(): { thread?: number } {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isSafeInteger(id) ? { thread: id } : {};
+  } catch {
+    return {};
+  }
+}
 
 async function suiteHandler(
   suiteJob: WorkerJob & { kind: 'suite' },

@@ -36,7 +36,8 @@ export type WorkerReply =
   | { kind: 'judged'; violations: number; judged?: JudgedPlan }
   /** `miss`: a model cassette miss, rebuilt in the main thread to stop the suite the same way. */
   | { kind: 'error'; index: number; message: string; miss?: ModelReplayMissData }
-  | { kind: 'idle' };
+  /** Loaded and waiting; `thread`: its OS thread id where the system tells it (Linux), for CPU accounting. */
+  | { kind: 'idle'; thread?: number };
 
 /**
  * Run from the sources, a worker needs tsx before it can load worker-main.ts (worker.js registers
@@ -51,6 +52,8 @@ const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? './worker.js' : './worker
  */
 class Slot {
   readonly ready: Promise<void>;
+  /** The thread's OS id, once it is ready and where the system tells it. */
+  thread: number | undefined;
   private readonly pending: { resolve: (r: WorkerReply) => void; reject: (e: unknown) => void }[] =
     [];
   private failure: Error | undefined;
@@ -66,6 +69,7 @@ class Slot {
     this.ready.catch(() => undefined);
     worker.on('message', (reply: WorkerReply) => {
       if (reply.kind === 'idle') {
+        this.thread = reply.thread;
         started();
         return;
       }
@@ -110,6 +114,8 @@ class Slot {
 export class WorkerPool {
   private readonly slots: Slot[];
   private readonly inHand: number;
+  /** Whether any thread has loaded its job yet. */
+  private started = false;
   private closed = false;
 
   /**
@@ -124,6 +130,13 @@ export class WorkerPool {
       { length: Math.max(1, n) },
       () => new Slot(new Worker(new URL(WORKER_ENTRY, import.meta.url), { workerData: job })),
     );
+    for (const slot of this.slots)
+      slot.ready.then(
+        () => {
+          this.started = true;
+        },
+        () => undefined,
+      );
   }
 
   get size(): number {
@@ -133,6 +146,11 @@ export class WorkerPool {
   /** Resolves once every thread has loaded its job and waits for tasks (rejects if one failed to). */
   async ready(): Promise<void> {
     await Promise.all(this.slots.map((s) => s.ready));
+  }
+
+  /** Each thread's OS thread id, where known (after {@link ready}): its CPU can be read from /proc. */
+  threadIds(): (number | undefined)[] {
+    return this.slots.map((s) => s.thread);
   }
 
   /**
@@ -149,11 +167,16 @@ export class WorkerPool {
    * gives every answer to `onReply` (in the order they come back). `stop` is asked before each
    * task is handed out; once it says so, the tasks in hand are finished and no other starts. A task a worker
    * failed at rejects the batch (a model cassette miss as {@link ModelReplayMissError}).
+   *
+   * `meanwhile`, when given, does tasks in this thread, in the same order, until the first
+   * thread has loaded its job: a thread takes seconds to load the harness, and a short batch
+   * would otherwise wait that long with this thread and a core idle.
    */
   async run(
     tasks: readonly WorkerTask[],
     onReply: (reply: WorkerReply, task: WorkerTask, position: number) => void,
     stop: () => boolean = () => false,
+    meanwhile?: (task: WorkerTask) => Promise<WorkerReply>,
   ): Promise<void> {
     if (this.closed) throw new Error('the worker pool is closed');
     let next = 0;
@@ -161,8 +184,22 @@ export class WorkerPool {
     // One lane per task a thread may hold: each lane hands its thread a task and waits for the
     // answer, so a thread has up to `inHand` tasks sent and not yet answered.
     const lanes = Array.from({ length: this.inHand }, () => this.slots).flat();
-    await Promise.all(
-      lanes.map(async (slot) => {
+    const here = async (judge: (task: WorkerTask) => Promise<WorkerReply>): Promise<void> => {
+      while (!this.started) {
+        if (failed || next >= tasks.length || stop()) return;
+        const position = next++;
+        const task = tasks[position];
+        if (task === undefined) return;
+        const reply = await judge(task).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
+        onReply(reply, task, position);
+      }
+    };
+    await Promise.all([
+      ...(meanwhile === undefined ? [] : [here(meanwhile)]),
+      ...lanes.map(async (slot) => {
         await slot.ready;
         for (;;) {
           if (failed || next >= tasks.length || stop()) return;
@@ -185,7 +222,7 @@ export class WorkerPool {
           onReply(reply, task, position);
         }
       }),
-    );
+    ]);
   }
 
   async close(): Promise<void> {
