@@ -100,6 +100,12 @@ const rows: Row[] = [
     2,
     '×',
   ),
+  {
+    figure: 'explore: the two-worker ceiling that CPU allows (part c)',
+    measured: fmtSpread(explored.speedupCeiling, 2, '×'),
+    target: "context: 2 × one thread's main-thread CPU per run ÷ all CPU per run with two workers",
+    verdict: '—',
+  },
   atLeastRow(
     'npx faultline run: runs per second, serial',
     served.runsPerSecond,
