@@ -10,7 +10,7 @@
  * Part (c) always runs: its figures are what {@link benchExplore} returns.
  *
  * `npx tsx bench/explore.ts`; env: BENCH_EXPLORE_RUNS (default 10000), BENCH_MUTANT_RUNS
- * (1000), BENCH_ROUNDS (5), BENCH_WORKERS (2), BENCH_WARMUP (1 round of (c), run and not
+ * (1000), BENCH_ROUNDS (5), BENCH_WORKERS (2), BENCH_WARMUP (2 rounds of (c), run and not
  * counted), BENCH_SEED (1), BENCH_PARTS (abc: which of (a) and (b) run beside (c)),
  * BENCH_MUTANTS (all, or names separated by commas), BENCH_INVARIANTS (for (b): all built-in
  * ones, or ids separated by commas — to see which invariant catches a mutant).
@@ -27,12 +27,13 @@ import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { exploreWorkers } from '../bin/explore-workers.js';
 import { loadAverage, rounds, timed } from './rounds.js';
+import { cpuSplit, threadCpu, type CpuSplit } from './thread-cpu.js';
 import { fmtSpread, spread, verdictAtLeast, type Spread } from './stats.js';
 
 const TOTAL = Number(process.env.BENCH_EXPLORE_RUNS ?? 10_000);
 const MUTANT_RUNS = Number(process.env.BENCH_MUTANT_RUNS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const PARTS = process.env.BENCH_PARTS ?? 'abc';
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
@@ -138,17 +139,31 @@ async function mutants(outDir: string): Promise<void> {
 /** One way of exploring in part (c): in this thread, or with worker threads judging the plans. */
 interface Way {
   readonly label: string;
-  readonly judges?: PlanJudges;
+  readonly pool?: ReturnType<typeof exploreWorkers>;
 }
 
-/** One round of (c): every refunds scenario explored `per` plans; runs per wall and CPU second. */
+/** One way's round of (c): runs per wall and CPU second, where the CPU went, how busy the threads were. */
+interface RoundFigures {
+  wall: number;
+  cpu: number;
+  /** CPU seconds per run: main thread, worker threads, V8's background threads. */
+  perRun: CpuSplit;
+  /** Cores kept busy on average: all CPU seconds over wall seconds. */
+  cores: number;
+  /** Each worker thread's share of the round's wall time spent judging rather than waiting. */
+  busy: number[];
+}
+
+/** One round of (c): every refunds scenario explored `per` plans, one way. */
 async function round(
   refunds: readonly Scenario[],
   per: number,
   seed: number,
   outDir: string,
   way: Way,
-): Promise<{ wall: number; cpu: number }> {
+): Promise<RoundFigures> {
+  const cpuBefore = threadCpu();
+  const eluBefore = way.pool?.utilization();
   const {
     value: runs,
     wallSeconds,
@@ -156,12 +171,27 @@ async function round(
   } = await timed(async () => {
     let made = 0;
     for (const scenario of refunds) {
-      const result = await exploreReference(scenario, per, seed, outDir, way.judges);
+      const result = await exploreReference(scenario, per, seed, outDir, way.pool);
       made += result.runs + (result.kind === 'counterexample' ? result.shrinks : 0);
     }
     return made;
   });
-  return { wall: runs / wallSeconds, cpu: runs / cpuSeconds };
+  const used = cpuSplit(
+    cpuBefore,
+    threadCpu(),
+    (way.pool?.threadIds() ?? []).filter((t) => t !== undefined),
+  );
+  return {
+    wall: runs / wallSeconds,
+    cpu: runs / cpuSeconds,
+    perRun: {
+      main: used.main / runs,
+      workers: used.workers / runs,
+      background: used.background / runs,
+    },
+    cores: cpuSeconds / wallSeconds,
+    busy: way.pool?.utilization(eluBefore).map((u) => u.utilization) ?? [],
+  };
 }
 
 /** Issue 18's targets for part (c). */
@@ -174,27 +204,46 @@ export interface ExploreFigures {
   runsPerCpuSecond: Spread;
   /** Runs per second by wall clock with `BENCH_WORKERS` workers over in this thread, round by round. */
   twoWorkerSpeedup: Spread;
+  /**
+   * The most `BENCH_WORKERS` workers could give over this thread on as many idle cores, from CPU
+   * alone, round by round: the cores times this thread's main-thread CPU per run (its wall time
+   * per run at best, V8's background threads running beside it on another core), over all the
+   * CPU a run takes with the workers (theirs, V8's background threads', the main thread's).
+   * Load inflates wall clocks but hardly this.
+   */
+  speedupCeiling: Spread;
+  /** Seconds from starting the worker threads until all had loaded the harness. */
+  poolStartSeconds: number;
 }
+
+const ms = (seconds: number) => (seconds * 1_000).toFixed(2);
 
 async function throughput(outDir: string): Promise<ExploreFigures> {
   const refunds = BUILT_IN_SCENARIOS.filter((s) => s.world.name === 'refunds');
   const per = 60;
   console.log(
-    `(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), in this thread and with ${WORKERS} worker threads, rounds interleaved, median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadAverage(1)}`,
+    `(c) throughput: reference on the ${refunds.length} refunds scenarios, ${per} plans each (in-process crashes), in this thread and with ${WORKERS} worker threads: the same plans each way, rounds interleaved (the order alternating), median (IQR) of ${ROUNDS} rounds after ${WARMUP} warm-up round(s); load ${loadAverage(1)}`,
   );
+  // Start-up is timed apart: a thread loads the whole harness once per `explore --workers N`,
+  // then judges any number of plans; the rounds measure the judging.
+  const poolStarted = performance.now();
   const pool = exploreWorkers({
     agent: { kind: 'zoo', name: 'reference' },
     scenarioFiles: [],
     outDir,
     n: WORKERS,
+    here: agent('reference'),
   });
-  const ways: Way[] = [{ label: '1 (this thread)' }, { label: `${WORKERS} workers`, judges: pool }];
-  let got: { wall: number; cpu: number }[][];
+  const ways: Way[] = [{ label: '1 (this thread)' }, { label: `${WORKERS} workers`, pool }];
+  let got: RoundFigures[][];
+  let poolStartSeconds: number;
   try {
-    // Warm-up rounds load the modules (and start the threads) and let the JIT settle; they are
-    // run, not counted. Each round runs both ways, one after the other, the order alternating.
+    await pool.ready();
+    poolStartSeconds = (performance.now() - poolStarted) / 1_000;
+    // Warm-up rounds let each thread's JIT settle (every worker warms up on its own, on its
+    // share of the plans); they are run, not counted.
     got = await rounds({ rounds: ROUNDS, warmup: WARMUP }, async (r) => {
-      const byWay: { wall: number; cpu: number }[] = [];
+      const byWay: RoundFigures[] = [];
       for (const w of r % 2 === 0 ? [0, 1] : [1, 0])
         byWay[w] = await round(refunds, per, SEED + r, outDir, ways[w]!);
       return byWay;
@@ -202,15 +251,37 @@ async function throughput(outDir: string): Promise<ExploreFigures> {
   } finally {
     await pool.close();
   }
-  const wall = ways.map((_, w) => spread(got.map((g) => g[w]!.wall)));
-  const cpu = ways.map((_, w) => spread(got.map((g) => g[w]!.cpu)));
+  const med = (values: number[]) => spread(values).median;
   const figures: ExploreFigures = {
-    runsPerCpuSecond: cpu[0]!,
+    runsPerCpuSecond: spread(got.map((g) => g[0]!.cpu)),
     twoWorkerSpeedup: spread(got.map((g) => g[1]!.wall / g[0]!.wall)),
+    speedupCeiling: spread(
+      got.map((g) => {
+        const one = g[0]!.perRun;
+        const two = g[1]!.perRun;
+        return (WORKERS * one.main) / (two.main + two.workers + two.background);
+      }),
+    ),
+    poolStartSeconds,
   };
+  console.log(
+    `  worker start-up: ${poolStartSeconds.toFixed(2)} s until ${WORKERS} threads had loaded the harness (paid once per 'faultline explore --workers N', not in the rounds)`,
+  );
   ways.forEach((way, w) => {
+    const of = (pick: (f: RoundFigures) => number) => med(got.map((g) => pick(g[w]!)));
+    const where = [
+      `main ${ms(of((f) => f.perRun.main))}`,
+      ...(way.pool ? [`workers ${ms(of((f) => f.perRun.workers))}`] : []),
+      `V8 background ${ms(of((f) => f.perRun.background))}`,
+    ].join(', ');
+    const busy = way.pool
+      ? ` · workers busy ${way.pool
+          .threadIds()
+          .map((_, i) => `${(of((f) => f.busy[i] ?? 0) * 100).toFixed(0)}%`)
+          .join(', ')}`
+      : '';
     console.log(
-      `  ${way.label.padEnd(16)} ${fmtSpread(wall[w]!, 1)} explored runs/s by wall clock · ${fmtSpread(cpu[w]!, 1)} per CPU-second`,
+      `  ${way.label.padEnd(16)} ${fmtSpread(spread(got.map((g) => g[w]!.wall)), 1)} explored runs/s by wall clock · ${fmtSpread(spread(got.map((g) => g[w]!.cpu)), 1)} per CPU-second · CPU ms per run: ${where} · ${of((f) => f.cores).toFixed(2)} cores busy${busy}`,
     );
   });
   console.log(
@@ -218,6 +289,9 @@ async function throughput(outDir: string): Promise<ExploreFigures> {
   );
   console.log(
     `  ${WORKERS} workers / 1: ${fmtSpread(figures.twoWorkerSpeedup, 2, '×')} by wall clock, round by round (target ≥ ${TARGET_TWO_WORKER_SPEEDUP}× with two workers, on two idle cores: ${verdictAtLeast(figures.twoWorkerSpeedup, TARGET_TWO_WORKER_SPEEDUP)})`,
+  );
+  console.log(
+    `  ceiling from CPU alone: ${fmtSpread(figures.speedupCeiling, 2, '×')} (${WORKERS} × this thread's main-thread CPU per run ÷ all CPU per run with ${WORKERS} workers: the most ${WORKERS} idle cores allow, since one thread's exploration already keeps V8's background threads busy beside it)`,
   );
   return figures;
 }

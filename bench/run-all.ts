@@ -9,7 +9,8 @@
  * - BENCH_DURABLE_ROUNDS [21], BENCH_DURABLE_STEPS [220], BENCH_DURABLE_PAIRS [2]: the durable
  *   write step's interleaved rounds, the steps of each run and the floor-runtime pairs on each
  *   side of a round (bench/durable-step.ts);
- * - BENCH_ROUNDS [5 for explore, 7 for run throughput], BENCH_WARMUP [1]: counted and warm-up
+ * - BENCH_ROUNDS [5 for explore, 7 for run throughput], BENCH_WARMUP [2 for explore, 1 for run
+ *   throughput]: counted and warm-up
  *   rounds of exploration's part (c) and of `faultline run` throughput;
  * - BENCH_WORKERS [2], BENCH_SEED [1]: exploration's worker threads and seed (bench/explore.ts,
  *   whose parts (a) and (b) `npm run bench` leaves out: `npx tsx bench/explore.ts` runs them);
@@ -100,6 +101,12 @@ const rows: Row[] = [
     2,
     '×',
   ),
+  {
+    figure: 'explore: the two-worker ceiling that CPU allows (part c)',
+    measured: fmtSpread(explored.speedupCeiling, 2, '×'),
+    target: "context: 2 × one thread's main-thread CPU per run ÷ all CPU per run with two workers",
+    verdict: '—',
+  },
   atLeastRow(
     'npx faultline run: runs per second, serial',
     served.runsPerSecond,

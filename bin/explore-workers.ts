@@ -1,8 +1,14 @@
-import type { JudgedPlan, PlanJudges } from '../explore/explore.js';
+import {
+  judgePlan,
+  type ExploreAgent,
+  type JudgedPlan,
+  type PlanJudges,
+} from '../explore/explore.js';
+import { scenarioReach, type ScenarioReach } from '../explore/reach.js';
 import type { FaultPlan } from '../faults/catalog.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { AgentSource } from './agent-source.js';
-import { WorkerPool } from './workers.js';
+import { WorkerPool, type WorkerReply, type WorkerTask } from './workers.js';
 
 /**
  * Judges for `faultline explore --workers N`: `n` worker threads, started once, that judge the
@@ -24,7 +30,13 @@ export function exploreWorkers(options: {
   scenarioFiles: readonly string[];
   outDir: string;
   n: number;
-}): PlanJudges & { close(): Promise<void> } {
+  /**
+   * The agent `agent` names, already built in this thread: given, this thread judges plans
+   * itself until the first worker thread has loaded (seconds, on a busy machine), with the
+   * same verdicts a worker would give.
+   */
+  here?: ExploreAgent;
+}): PlanJudges & Pick<WorkerPool, 'ready' | 'utilization' | 'threadIds' | 'close'> {
   const pool = new WorkerPool(
     {
       kind: 'explore',
@@ -33,7 +45,12 @@ export function exploreWorkers(options: {
       outDir: options.outDir,
     },
     options.n,
+    // Each thread holds the plan it judges and the next: a plan takes milliseconds, and a
+    // thread that had to ask the main thread for its next one would wait on it every time.
+    { inHand: 2 },
   );
+  const reaches = new Map<string, ScenarioReach>();
+  const here = options.here;
   return {
     judge: async (
       scenario: Scenario,
@@ -51,8 +68,26 @@ export function exploreWorkers(options: {
           if (reply.kind === 'judged') onJudged(position, reply.judged);
         },
         stop,
+        here === undefined
+          ? undefined
+          : async (task: WorkerTask): Promise<WorkerReply> => {
+              if (task.kind !== 'plan') throw new Error('explore judges plans only');
+              let reach = reaches.get(scenario.id);
+              if (!reach) reaches.set(scenario.id, (reach = scenarioReach(scenario)));
+              const judged = await judgePlan(
+                { scenario, agent: here, reach, outDir: options.outDir, ...context },
+                task.task.plan,
+              );
+              const violations = judged.violations.length;
+              return violations === 0
+                ? { kind: 'judged', violations }
+                : { kind: 'judged', violations, judged };
+            },
       );
     },
+    ready: () => pool.ready(),
+    utilization: (since) => pool.utilization(since),
+    threadIds: () => pool.threadIds(),
     close: () => pool.close(),
   };
 }

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { judgePlan, type ExploreAgent } from '../explore/explore.js';
 import { scenarioReach, type ScenarioReach } from '../explore/reach.js';
@@ -28,14 +29,27 @@ const failed = (index: number, error: unknown): void => {
   });
 };
 const handle = job.kind === 'suite' ? await suiteHandler(job) : await exploreHandler(job);
+// Tasks are done one at a time, in the order they came: the main thread may queue the next
+// while this one runs (see WorkerPool's inHand), and matches answers to tasks by that order.
+let queue: Promise<void> = Promise.resolve();
 port.on('message', (task: WorkerTask) => {
-  handle(task);
+  queue = queue.then(() => handle(task));
 });
-reply({ kind: 'idle' });
+reply({ kind: 'idle', ...osThread() });
+
+/** This thread's OS id (Linux's /proc/thread-self names it), so CPU can be told per thread. */
+function osThread(): { thread?: number } {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isSafeInteger(id) ? { thread: id } : {};
+  } catch {
+    return {};
+  }
+}
 
 async function suiteHandler(
   suiteJob: WorkerJob & { kind: 'suite' },
-): Promise<(task: WorkerTask) => void> {
+): Promise<(task: WorkerTask) => Promise<void>> {
   const cases = await suiteCases(suiteJob.suite);
   // Rebuilt here from its source (a module path, a config file and entry): functions do not
   // cross into a worker thread.
@@ -45,9 +59,9 @@ async function suiteHandler(
     const c = cases[index];
     if (!c) {
       reply({ kind: 'error', index, message: `no case ${index}` });
-      return;
+      return Promise.resolve();
     }
-    runCase(c, agent, suiteJob.out, suiteJob.suite.model).then(
+    return runCase(c, agent, suiteJob.out, suiteJob.suite.model).then(
       ({ result, trajectory }) => {
         reply({ kind: 'result', result, trajectory });
       },
@@ -60,7 +74,7 @@ async function suiteHandler(
 
 async function exploreHandler(
   exploreJob: WorkerJob & { kind: 'explore' },
-): Promise<(task: WorkerTask) => void> {
+): Promise<(task: WorkerTask) => Promise<void>> {
   const scenarios: Scenario[] = [...BUILT_IN_SCENARIOS];
   for (const file of exploreJob.scenarioFiles) scenarios.push(...(await loadScenarioFile(file)));
   const agent: ExploreAgent = await resolveAgent(exploreJob.agent);
@@ -68,9 +82,9 @@ async function exploreHandler(
   return (task) => {
     if (task.kind !== 'plan') {
       failed(-1, new Error('an exploring worker judges plans only'));
-      return;
+      return Promise.resolve();
     }
-    judge(task.task).then(reply, (error: unknown) => {
+    return judge(task.task).then(reply, (error: unknown) => {
       failed(-1, error);
     });
   };

@@ -1,3 +1,4 @@
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { JudgedPlan } from '../explore/explore.js';
 import type { FaultPlan } from '../faults/catalog.js';
@@ -35,7 +36,8 @@ export type WorkerReply =
   | { kind: 'judged'; violations: number; judged?: JudgedPlan }
   /** `miss`: a model cassette miss, rebuilt in the main thread to stop the suite the same way. */
   | { kind: 'error'; index: number; message: string; miss?: ModelReplayMissData }
-  | { kind: 'idle' };
+  /** Loaded and waiting; `thread`: its OS thread id where the system tells it (Linux), for CPU accounting. */
+  | { kind: 'idle'; thread?: number };
 
 /**
  * Run from the sources, a worker needs tsx before it can load worker-main.ts (worker.js registers
@@ -43,10 +45,17 @@ export type WorkerReply =
  */
 const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? './worker.js' : './worker-main.js';
 
-/** One worker thread and the one task it may have in hand. */
+/**
+ * One worker thread and the tasks it has in hand: the one it works on and those queued behind
+ * it. The thread does them one at a time, in the order sent, so its answers come back in that
+ * order too.
+ */
 class Slot {
   readonly ready: Promise<void>;
-  private pending: { resolve: (r: WorkerReply) => void; reject: (e: unknown) => void } | undefined;
+  /** The thread's OS id, once it is ready and where the system tells it. */
+  thread: number | undefined;
+  private readonly pending: { resolve: (r: WorkerReply) => void; reject: (e: unknown) => void }[] =
+    [];
   private failure: Error | undefined;
 
   constructor(readonly worker: Worker) {
@@ -60,20 +69,17 @@ class Slot {
     this.ready.catch(() => undefined);
     worker.on('message', (reply: WorkerReply) => {
       if (reply.kind === 'idle') {
+        this.thread = reply.thread;
         started();
         return;
       }
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.resolve(reply);
+      this.pending.shift()?.resolve(reply);
     });
     const fail = (cause: unknown): void => {
       const error = cause instanceof Error ? cause : new Error(String(cause));
       this.failure ??= error;
       refused(error);
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.reject(error);
+      for (const pending of this.pending.splice(0)) pending.reject(error);
     };
     worker.on('error', fail);
     worker.on('exit', (code) => {
@@ -84,7 +90,7 @@ class Slot {
   send(task: WorkerTask): Promise<WorkerReply> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
+      this.pending.push({ resolve, reject });
       this.worker.postMessage(task);
     });
   }
@@ -107,35 +113,93 @@ class Slot {
  */
 export class WorkerPool {
   private readonly slots: Slot[];
+  private readonly inHand: number;
+  /** Whether any thread has loaded its job yet. */
+  private started = false;
   private closed = false;
 
-  constructor(job: WorkerJob, n: number) {
+  /**
+   * `inHand`: how many tasks each thread holds at once (default 1). With 2, the next task is
+   * already queued in the thread when it finishes one, so it never waits on the main thread —
+   * which, on a machine with as many cores as threads, is itself waiting for a core. The cost:
+   * once `stop` says so, up to `inHand` tasks per thread are still finished.
+   */
+  constructor(job: WorkerJob, n: number, options: { inHand?: number } = {}) {
+    this.inHand = Math.max(1, options.inHand ?? 1);
     this.slots = Array.from(
       { length: Math.max(1, n) },
       () => new Slot(new Worker(new URL(WORKER_ENTRY, import.meta.url), { workerData: job })),
     );
+    for (const slot of this.slots)
+      slot.ready.then(
+        () => {
+          this.started = true;
+        },
+        () => undefined,
+      );
   }
 
   get size(): number {
     return this.slots.length;
   }
 
+  /** Resolves once every thread has loaded its job and waits for tasks (rejects if one failed to). */
+  async ready(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.ready));
+  }
+
+  /** Each thread's OS thread id, where known (after {@link ready}): its CPU can be read from /proc. */
+  threadIds(): (number | undefined)[] {
+    return this.slots.map((s) => s.thread);
+  }
+
   /**
-   * Hands the tasks out in order, each to the next free thread, and gives every answer to
-   * `onReply` (in the order they come back). `stop` is asked before each task is handed out;
-   * once it says so, the tasks in hand are finished and no other starts. A task a worker
+   * Each thread's event-loop utilization since `since` (or since it started): how much of the
+   * time it was busy rather than waiting for a task. Benchmarks print it to show where the
+   * threads waited.
+   */
+  utilization(since?: readonly EventLoopUtilization[]): EventLoopUtilization[] {
+    return this.slots.map((s, i) => s.worker.performance.eventLoopUtilization(since?.[i]));
+  }
+
+  /**
+   * Hands the tasks out in order, each to the next thread with room for it (see `inHand`), and
+   * gives every answer to `onReply` (in the order they come back). `stop` is asked before each
+   * task is handed out; once it says so, the tasks in hand are finished and no other starts. A task a worker
    * failed at rejects the batch (a model cassette miss as {@link ModelReplayMissError}).
+   *
+   * `meanwhile`, when given, does tasks in this thread, in the same order, until the first
+   * thread has loaded its job: a thread takes seconds to load the harness, and a short batch
+   * would otherwise wait that long with this thread and a core idle.
    */
   async run(
     tasks: readonly WorkerTask[],
     onReply: (reply: WorkerReply, task: WorkerTask, position: number) => void,
     stop: () => boolean = () => false,
+    meanwhile?: (task: WorkerTask) => Promise<WorkerReply>,
   ): Promise<void> {
     if (this.closed) throw new Error('the worker pool is closed');
     let next = 0;
     let failed = false;
-    await Promise.all(
-      this.slots.map(async (slot) => {
+    // One lane per task a thread may hold: each lane hands its thread a task and waits for the
+    // answer, so a thread has up to `inHand` tasks sent and not yet answered.
+    const lanes = Array.from({ length: this.inHand }, () => this.slots).flat();
+    const here = async (judge: (task: WorkerTask) => Promise<WorkerReply>): Promise<void> => {
+      while (!this.started) {
+        if (failed || next >= tasks.length || stop()) return;
+        const position = next++;
+        const task = tasks[position];
+        if (task === undefined) return;
+        const reply = await judge(task).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
+        onReply(reply, task, position);
+      }
+    };
+    await Promise.all([
+      ...(meanwhile === undefined ? [] : [here(meanwhile)]),
+      ...lanes.map(async (slot) => {
         await slot.ready;
         for (;;) {
           if (failed || next >= tasks.length || stop()) return;
@@ -158,7 +222,7 @@ export class WorkerPool {
           onReply(reply, task, position);
         }
       }),
-    );
+    ]);
   }
 
   async close(): Promise<void> {

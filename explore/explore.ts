@@ -279,6 +279,20 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
           started,
         });
 
+  // Every plan judged ahead and none failed: the walk would answer each from `ahead` and pass.
+  // Skipping it spares the main thread a second draw of every plan while the workers wait.
+  if (ahead !== undefined && ahead.size === runs && [...ahead.values()].every((v) => !v.failing))
+    return {
+      kind: 'passed',
+      scenarioId: scenario.id,
+      agent: agent.name,
+      seed,
+      worldSeed,
+      maxFaults,
+      runs,
+      elapsedMs: performance.now() - started,
+    };
+
   let searched = 0;
   let shrinks = 0;
   let failing: JudgedPlan | undefined;

@@ -110,7 +110,14 @@ export async function exploreCommand(argv: string[], io: Io): Promise<number> {
   // A replay walks one path: nothing to share out.
   const judges =
     workers > 1 && !replaying
-      ? exploreWorkers({ agent: source, scenarioFiles: files, outDir: values.out, n: workers })
+      ? exploreWorkers({
+          agent: source,
+          scenarioFiles: files,
+          outDir: values.out,
+          n: workers,
+          // This thread judges too until a worker has loaded: a short search is over by then.
+          here: agent,
+        })
       : undefined;
   const result = await explore({
     scenario,

@@ -1,6 +1,15 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { exploreWorkers } from '../../bin/explore-workers.js';
+import { faultPlanArbitrary } from '../../explore/arbitraries.js';
+import { explore, judgePlan, type ExploreResult } from '../../explore/explore.js';
+import { scenarioReach } from '../../explore/reach.js';
+import type { FaultPlan } from '../../faults/catalog.js';
+import { zooAgent } from '../../scenarios/agents/zoo.js';
+import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
+import type { Scenario } from '../../scenarios/scenario.js';
 import { faultlineInProcess, tempDir } from '../support/cli.js';
 
 const dir = tempDir('explore-workers');
@@ -86,3 +95,81 @@ describe('faultline explore --workers', () => {
     expect(ran.stderr).toMatch(/--workers must be a whole number ≥ 1 \(got "0"\)/);
   });
 });
+
+describe('exploreWorkers', () => {
+  it('judges in this thread while its threads load, with the verdicts they would give', async () => {
+    const scenario = partialRefund;
+    const agent = zooAgent('no-reconcile')!;
+    const plans = (await drawPlans(scenario, 4)).slice(0, 4);
+    const events: string[] = [];
+    const judges = exploreWorkers({
+      agent: { kind: 'zoo', name: 'no-reconcile' },
+      scenarioFiles: [],
+      outDir: dir,
+      n: 2,
+      here: agent,
+    });
+    try {
+      void judges.ready().then(() => events.push('ready'));
+      const verdicts: (number | undefined)[] = [];
+      await judges.judge(
+        scenario,
+        plans,
+        { worldSeed: scenario.world.seed },
+        (index, failing) => {
+          events.push('judged');
+          verdicts[index] = failing?.violations.length ?? 0;
+        },
+        () => false,
+      );
+      // A thread takes far longer to load the harness than this thread takes to judge a plan.
+      expect(events[0]).toBe('judged');
+      const alone = await Promise.all(
+        plans.map((plan) => judgePlan({ scenario, agent, outDir: dir }, plan)),
+      );
+      expect(verdicts).toEqual(alone.map((j) => j.violations.length));
+    } finally {
+      await judges.close();
+    }
+  }, 60_000);
+  it('has its threads, once loaded, find the same counterexample, path, runs and shrinks as this thread alone', async () => {
+    // The command judges in its own thread while the threads load, and a short search may be
+    // over by then: here the threads are waited for, so they judge every plan.
+    const agent = zooAgent('no-reconcile')!;
+    const options = { scenario: partialRefund, agent, runs: 60, seed: 10, outDir: dir };
+    const judges = exploreWorkers({
+      agent: { kind: 'zoo', name: 'no-reconcile' },
+      scenarioFiles: [],
+      outDir: dir,
+      n: 2,
+    });
+    try {
+      await judges.ready();
+      const judged = await explore({ ...options, judges });
+      const alone = await explore(options);
+      expect(alone.kind).toBe('counterexample');
+      const strip = ({ elapsedMs: _e, ...rest }: ExploreResult) =>
+        JSON.stringify(rest).replace(/"wallMs":[\d.e+-]+/g, '');
+      expect(strip(judged)).toBe(strip(alone));
+    } finally {
+      await judges.close();
+    }
+  }, 60_000);
+});
+
+/** The first `n` plans fast-check draws for `scenario` under seed 10. */
+async function drawPlans(scenario: Scenario, n: number): Promise<FaultPlan[]> {
+  const drawn: FaultPlan[] = [];
+  const arbitrary = faultPlanArbitrary(scenarioReach(scenario), {
+    maxFaults: 3,
+    agent: { probes: false, planner: false },
+  });
+  await fc.check(
+    fc.asyncProperty(arbitrary, (plan) => {
+      drawn.push(plan);
+      return Promise.resolve(true);
+    }),
+    { numRuns: n, seed: 10 },
+  );
+  return drawn;
+}

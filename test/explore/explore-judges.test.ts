@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { explore, judgePlan, type PlanJudges } from '../../explore/explore.js';
+import {
+  explore,
+  judgePlan,
+  type ExploreAgent,
+  type ExploreResult,
+  type PlanJudges,
+} from '../../explore/explore.js';
 import { zooAgent } from '../../scenarios/agents/zoo.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 
@@ -17,7 +23,7 @@ const agent = zooAgent('no-reconcile')!;
  * Judges that answer out of order: plans judged four at a time, each four's verdicts given
  * last first, as threads finishing at different speeds would answer.
  */
-function outOfOrder(asked: number[]): PlanJudges {
+function outOfOrder(asked: number[], judging: ExploreAgent = agent): PlanJudges {
   return {
     async judge(scenario, plans, options, onJudged, stop) {
       asked.push(plans.length);
@@ -25,7 +31,9 @@ function outOfOrder(asked: number[]): PlanJudges {
       for (let at = 0; at < order.length && !stop(); at += 4) {
         const slice = order.slice(at, at + 4);
         const judged = await Promise.all(
-          slice.map((i) => judgePlan({ scenario, agent, ...options, outDir: dir }, plans[i]!)),
+          slice.map((i) =>
+            judgePlan({ scenario, agent: judging, ...options, outDir: dir }, plans[i]!),
+          ),
         );
         for (const [k, i] of [...slice.entries()].reverse())
           onJudged(i, judged[k]!.violations.length > 0 ? judged[k] : undefined);
@@ -52,6 +60,23 @@ describe('explore with judges', () => {
       trajectory: JSON.stringify(trajectory ?? null).replace(/"wallMs":[\d.e+-]+/g, ''),
     });
     expect(strip(judged)).toEqual(strip(alone));
+  }, 60_000);
+
+  it('ends a search where every plan passed exactly as alone', async () => {
+    const reference = zooAgent('reference')!;
+    const options = { scenario: partialRefund, agent: reference, runs: 12, seed: 3, outDir: dir };
+    const progress: number[] = [];
+    const alone = await explore(options);
+    const judged = await explore({
+      ...options,
+      judges: outOfOrder([], reference),
+      onProgress: (p) => progress.push(p.runs),
+    });
+
+    expect(alone.kind).toBe('passed');
+    const strip = ({ elapsedMs: _e, ...rest }: ExploreResult) => rest;
+    expect(strip(judged)).toEqual(strip(alone));
+    expect(progress.at(-1)).toBe(12);
   }, 60_000);
 
   it('refuses invariants of its own: judges check the built-in ones', async () => {
