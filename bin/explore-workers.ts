@@ -1,13 +1,8 @@
-import {
-  judgePlan,
-  type ExploreAgent,
-  type JudgedPlan,
-  type PlanJudges,
-} from '../explore/explore.js';
-import { scenarioReach, type ScenarioReach } from '../explore/reach.js';
+import type { ExploreAgent, JudgedPlan, PlanJudges } from '../explore/explore.js';
 import type { FaultPlan } from '../faults/catalog.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { AgentSource } from './agent-source.js';
+import { planJudge } from './plan-judge.js';
 import { WorkerPool, type WorkerReply, type WorkerTask } from './workers.js';
 
 /**
@@ -49,8 +44,7 @@ export function exploreWorkers(options: {
     // thread that had to ask the main thread for its next one would wait on it every time.
     { inHand: 2 },
   );
-  const reaches = new Map<string, ScenarioReach>();
-  const here = options.here;
+  const here = options.here === undefined ? undefined : planJudge(options.here, options.outDir);
   return {
     judge: async (
       scenario: Scenario,
@@ -70,18 +64,10 @@ export function exploreWorkers(options: {
         stop,
         here === undefined
           ? undefined
-          : async (task: WorkerTask): Promise<WorkerReply> => {
-              if (task.kind !== 'plan') throw new Error('explore judges plans only');
-              let reach = reaches.get(scenario.id);
-              if (!reach) reaches.set(scenario.id, (reach = scenarioReach(scenario)));
-              const judged = await judgePlan(
-                { scenario, agent: here, reach, outDir: options.outDir, ...context },
-                task.task.plan,
-              );
-              const violations = judged.violations.length;
-              return violations === 0
-                ? { kind: 'judged', violations }
-                : { kind: 'judged', violations, judged };
+          : (task: WorkerTask): Promise<WorkerReply> => {
+              if (task.kind !== 'plan')
+                return Promise.reject(new Error('explore judges plans only'));
+              return here(scenario, task.task);
             },
       );
     },

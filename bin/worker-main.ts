@@ -1,12 +1,12 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { judgePlan, type ExploreAgent } from '../explore/explore.js';
-import { scenarioReach, type ScenarioReach } from '../explore/reach.js';
+import type { ExploreAgent } from '../explore/explore.js';
 import { ModelReplayMissError } from '../recordings/replay-model.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import { loadScenarioFile } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { resolveAgent } from './agent-source.js';
+import { planJudge } from './plan-judge.js';
 import { runCase, suiteAgent, suiteCases } from './suite.js';
 import type { PlanTask, WorkerJob, WorkerReply, WorkerTask } from './workers.js';
 
@@ -78,7 +78,7 @@ async function exploreHandler(
   const scenarios: Scenario[] = [...BUILT_IN_SCENARIOS];
   for (const file of exploreJob.scenarioFiles) scenarios.push(...(await loadScenarioFile(file)));
   const agent: ExploreAgent = await resolveAgent(exploreJob.agent);
-  const reaches = new Map<string, ScenarioReach>();
+  const judgeTask = planJudge(agent, exploreJob.outDir);
   return (task) => {
     if (task.kind !== 'plan') {
       failed(-1, new Error('an exploring worker judges plans only'));
@@ -89,25 +89,10 @@ async function exploreHandler(
     });
   };
 
-  async function judge(task: PlanTask): Promise<WorkerReply> {
+  function judge(task: PlanTask): Promise<WorkerReply> {
     const scenario = scenarios.find((s) => s.id === task.scenarioId);
-    if (!scenario) throw new Error(`no scenario "${task.scenarioId}" in this worker`);
-    let reach = reaches.get(scenario.id);
-    if (!reach) reaches.set(scenario.id, (reach = scenarioReach(scenario)));
-    const judged = await judgePlan(
-      {
-        scenario,
-        agent,
-        reach,
-        worldSeed: task.worldSeed,
-        outDir: exploreJob.outDir,
-        ...(task.witness === undefined ? {} : { witness: task.witness }),
-      },
-      task.plan,
-    );
-    const violations = judged.violations.length;
-    return violations === 0
-      ? { kind: 'judged', violations }
-      : { kind: 'judged', violations, judged };
+    if (!scenario)
+      return Promise.reject(new Error(`no scenario "${task.scenarioId}" in this worker`));
+    return judgeTask(scenario, task);
   }
 }
