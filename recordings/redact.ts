@@ -1,3 +1,5 @@
+import { BoundedCache } from '../runtime/bounded-cache.js';
+
 /** What a cassette holds in place of a secret. */
 export const REDACTED = '[REDACTED]';
 
@@ -67,23 +69,18 @@ function compile(options: RedactOptions): Redactor {
   const patterns = (options.patterns ?? DEFAULT_REDACTION.patterns).map(
     (p) => new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`),
   );
-  // The same few keys (role, content, type…) come back in every message: decided once each.
-  const decided = new Map<string, boolean>();
+  // The same few keys (role, content, type…) come back in every message: decided once each
+  // (bounded: data keyed by ids could bring more).
+  const decided = new BoundedCache<string, boolean>(4_096);
   return {
-    isSecretKey: (key) => {
-      let secret = decided.get(key);
-      if (secret === undefined) {
+    isSecretKey: (key) =>
+      decided.get(key, () => {
         const have = words(key);
-        secret = keys.some(
+        return keys.some(
           (k) =>
             k.length <= have.length && k.every((w, i) => have[have.length - k.length + i] === w),
         );
-        // Keys are field names, a few dozen; data keyed by ids could bring more: kept bounded.
-        if (decided.size >= 4096) decided.clear();
-        decided.set(key, secret);
-      }
-      return secret;
-    },
+      }),
     scrub: (text) => patterns.reduce((out, p) => out.replace(p, REDACTED), text),
   };
 }

@@ -6,6 +6,7 @@ import type {
   JsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedCache } from './bounded-cache.js';
 import { systemClock, type Clock } from './clock.js';
 import { contentHash } from './contract.js';
 import type { ToolErrorClass } from './failure-class.js';
@@ -42,23 +43,18 @@ const SDK_TIMEOUT_MS = 2_147_483_647;
  * is a safe key. The key is made of each schema's text as the validators took it (see
  * `schemaText`): the listed schemas are serialized once, not once more for the key.
  */
-const schemasHashes = new Map<string, string>();
-const SCHEMAS_HASHES = 64;
+const schemasHashes = new BoundedCache<string, string>(64);
 
 function schemasHash(tools: readonly Tool[]): string {
   // JSON texts joined by characters JSON escapes inside a string: one text, one list of tools.
   let key = '';
   for (const t of tools)
     key += `${JSON.stringify(t.name)}\u0000${schemaText(t.inputSchema)}\u0000${t.outputSchema ? schemaText(t.outputSchema) : 'null'}\u0001`;
-  let hash = schemasHashes.get(key);
-  if (hash === undefined) {
-    hash = contentHash(
+  return schemasHashes.get(key, () =>
+    contentHash(
       tools.map((t) => ({ name: t.name, input: t.inputSchema, output: t.outputSchema ?? null })),
-    );
-    if (schemasHashes.size >= SCHEMAS_HASHES) schemasHashes.clear();
-    schemasHashes.set(key, hash);
-  }
-  return hash;
+    ),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BoundedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
 
 /**
@@ -84,22 +85,11 @@ function layerOf(scope: object, key: string): object {
 }
 
 /** Paths split into segments, by path: predicates read the same few paths over and over. */
-const segmentsOf = new Map<string, readonly string[]>();
-const SEGMENTS_KEPT = 4_096;
-
-function segments(path: string): readonly string[] {
-  let split = segmentsOf.get(path);
-  if (split === undefined) {
-    split = path.split('.');
-    if (segmentsOf.size >= SEGMENTS_KEPT) segmentsOf.clear();
-    segmentsOf.set(path, split);
-  }
-  return split;
-}
+const segmentsOf = new BoundedCache<string, readonly string[]>(4_096);
 
 /** Reads `a.b[0].c`-style dotted paths (array indices as plain segments: `a.b.0.c`). */
 export function readPath(scope: unknown, path: string): unknown {
-  const split = segments(path);
+  const split = segmentsOf.get(path, () => path.split('.'));
   let current: unknown =
     scope !== null && typeof scope === 'object' && bases.has(scope)
       ? layerOf(scope, split[0] ?? '')
