@@ -128,7 +128,7 @@ export class ReferenceAgent implements AgentUnderTest {
     } finally {
       // The run is over: its store goes to its file, and nothing of it stays in memory.
       if (held) {
-        if (store.isOpen) writeStoreFile(storePath, store.serialize());
+        if (store.isOpen) writeStoreFile(storePath, store.serializeAsFile());
         this.images.delete(storePath);
       }
       store.close();

@@ -100,22 +100,27 @@ describe('faultline run (whole suite, default options)', () => {
     expect(ran.stdout).not.toContain('\u001b[');
   });
 
-  it('writes one store file per run, each holding that run and its final state', () => {
-    const files = storeFiles(ran.out);
+  // 1,500-odd stores opened one after another: seconds alone, far longer on a loaded machine.
+  it(
+    'writes one store file per run, each holding that run and its final state',
+    { timeout: 120_000 },
+    () => {
+      const files = storeFiles(ran.out);
 
-    expect(files).toEqual(SUITE.map(storeName).sort());
-    const states = files.map((f) => {
-      const store = RunStore.open(join(ran.out, 'stores', f));
-      try {
-        return store.listRuns().map((r) => [r.id, r.state]);
-      } finally {
-        store.close();
-      }
-    });
-    expect(states).toContainEqual([['refunds/full-refund#7', 'completed']]);
-    expect(states).toContainEqual([['refunds/approval-denied#7', 'failed']]);
-    expect(states.every((s) => s.length === 1)).toBe(true);
-  });
+      expect(files).toEqual(SUITE.map(storeName).sort());
+      const states = files.map((f) => {
+        const store = RunStore.open(join(ran.out, 'stores', f));
+        try {
+          return store.listRuns().map((r) => [r.id, r.state]);
+        } finally {
+          store.close();
+        }
+      });
+      expect(states).toContainEqual([['refunds/full-refund#7', 'completed']]);
+      expect(states).toContainEqual([['refunds/approval-denied#7', 'failed']]);
+      expect(states.every((s) => s.length === 1)).toBe(true);
+    },
+  );
 });
 
 describe('faultline run with scenario globs', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,10 @@ describe('ReferenceAgent stores', () => {
     );
     // One file, nothing beside it (no journal, no temporary), holding the run as it ended.
     expect(readdirSync(join(dir, 'default', 'stores'))).toEqual([basename(byDefault.storePath)]);
+    // A WAL store file as written: opening and reading it changes no byte of it (no journal
+    // mode to convert, which would be a write on a file just written).
+    const written = readFileSync(byDefault.storePath);
+    expect([...written.subarray(18, 20)]).toEqual([2, 2]);
     const store = RunStore.open(byDefault.storePath);
     try {
       expect(store.listRuns().map((r) => [r.id, r.state])).toEqual([
@@ -97,5 +101,6 @@ describe('ReferenceAgent stores', () => {
     } finally {
       store.close();
     }
+    expect(readFileSync(byDefault.storePath).equals(written)).toBe(true);
   });
 });
