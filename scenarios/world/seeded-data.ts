@@ -1,4 +1,4 @@
-import { Faker, en, type LocaleDefinition } from '@faker-js/faker';
+import { english, Faker, type LocaleDefinition } from './faker.js';
 import { canonicalJson } from '../../runtime/canonical-json.js';
 
 /** Freezes a value and everything it holds, so a cached copy can be shared safely. */
@@ -58,7 +58,7 @@ export function seededData<A extends unknown[], T>(
 export function lazyFaker(
   seed: () => number,
   stream: number,
-  locale: LocaleDefinition[] = [en],
+  locale: LocaleDefinition[] = [english],
 ): () => Faker {
   let faker: Faker | undefined;
   return (): Faker => {

@@ -1,4 +1,4 @@
-import { Faker, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 import { seededData } from '../../world/seeded-data.js';
 
 export type Environment = 'production' | 'staging' | 'development';
@@ -195,7 +195,7 @@ export interface CmdbDataOptions {
 }
 
 function generate(seed: number, options: CmdbDataOptions = {}): CmdbData {
-  const faker = new Faker({ locale: [en] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
   const refDate = Date.parse(options.referenceDate ?? CMDB_REFERENCE_DATE);
   const scannedAt = Date.parse(SCANNED_AT) - (Date.parse(CMDB_REFERENCE_DATE) - refDate);

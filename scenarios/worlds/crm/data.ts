@@ -1,5 +1,5 @@
 import { seededData } from '../../world/seeded-data.js';
-import { Faker, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 
 export type AccountTier = 'standard' | 'premium';
 
@@ -46,7 +46,7 @@ const MAILBOXES = ['info', 'sales', 'hello', 'accounts', 'contact'] as const;
 
 /** Generates the data afresh; callers use the memoized form below. */
 function generate(seed: number, options: CrmDataOptions = {}): CrmData {
-  const faker = new Faker({ locale: [en] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
   const refDate = options.referenceDate ?? CRM_REFERENCE_DATE;
 

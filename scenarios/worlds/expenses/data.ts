@@ -1,4 +1,4 @@
-import { Faker, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 import { seededData } from '../../world/seeded-data.js';
 
 export type ExpenseCategory = 'meals' | 'airfare' | 'lodging' | 'training' | 'software';
@@ -130,7 +130,7 @@ const SOFTWARE = ['Figma', 'Notion', '1Password', 'Loom', 'Miro'] as const;
 const DAY = 86_400_000;
 
 function generate(seed: number): ExpensesData {
-  const faker = new Faker({ locale: [en] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
   const ref = Date.parse(EXPENSES_REFERENCE_DATE);
   const dollars = (min: number, max: number): number => faker.number.int({ min, max }) * 100;

@@ -1,4 +1,4 @@
-import { Faker, base, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 import { seededData } from '../../world/seeded-data.js';
 
 export type Channel = 'email' | 'sms';
@@ -203,7 +203,7 @@ const TEMPLATES: readonly Omit<Template, 'updated_by' | 'updated_at'>[] = [
 ];
 
 function generate(seed: number): NotificationsData {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
 
   const recipients: Recipient[] = Object.entries(AREAS).map(([id, area], i) => {

@@ -1,5 +1,5 @@
 import { seededData } from '../../world/seeded-data.js';
-import { Faker, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 
 export interface Customer {
   readonly customer_id: string;
@@ -48,7 +48,7 @@ export interface RefundsDataOptions {
 
 /** Generates the data afresh; callers use the memoized form below. */
 function generate(seed: number, options: RefundsDataOptions = {}): RefundsData {
-  const faker = new Faker({ locale: [en] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
   const refDate = options.referenceDate ?? '2025-01-01T00:00:00.000Z';
 

@@ -1,4 +1,4 @@
-import { Faker, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 import { seededData } from '../../world/seeded-data.js';
 
 /** What kind of publication a source is. */
@@ -361,7 +361,7 @@ const DOSSIERS = [
 ] as const;
 
 function generate(seed: number): ResearchData {
-  const faker = new Faker({ locale: [en] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
   const d: Draw = {
     int: (min, max) => faker.number.int({ min, max }),

@@ -1,4 +1,4 @@
-import { Faker, base, en } from '@faker-js/faker';
+import { english, Faker } from '../../world/faker.js';
 import { seededData } from '../../world/seeded-data.js';
 
 export type Priority = 'P1' | 'P2' | 'P3' | 'P4';
@@ -506,7 +506,7 @@ const TICKET_SLOTS: readonly TicketSlot[] = [
 ];
 
 function generate(seed: number, options: TicketsDataOptions = {}): TicketsData {
-  const faker = new Faker({ locale: [en, base] });
+  const faker = new Faker({ locale: [english] });
   faker.seed(seed);
   const ref = Date.parse(options.referenceDate ?? TICKETS_REFERENCE_DATE);
   const iso = (ms: number): string => new Date(ms).toISOString();

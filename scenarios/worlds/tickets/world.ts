@@ -1,4 +1,4 @@
-import { base, en } from '@faker-js/faker';
+import { english } from '../../world/faker.js';
 import { z } from 'zod';
 import { lazyFaker } from '../../world/seeded-data.js';
 import { WorldError } from '../../world/world-error.js';
@@ -184,7 +184,7 @@ export class TicketsWorld extends World<TicketsState> {
   /** Virtual times of each run's accepted assignment requests, for the rate limit. */
   private readonly assignmentTimes = new Map<string, number[]>();
   /** Draws what happens elsewhere (new tickets, engineering keys), from the seed but apart from the data's sequence. */
-  private readonly elsewhere = lazyFaker(() => this.seed, 2, [en, base]);
+  private readonly elsewhere = lazyFaker(() => this.seed, 2, [english]);
 
   constructor(options: TicketsWorldOptions) {
     const data = generateTicketsData(options.seed);
