@@ -43,7 +43,7 @@ export function keptRunProblem(
   try {
     parsed = JSON.parse(text);
   } catch {
-    return 'trajectory cut short (not JSON)';
+    return 'trajectory cut short';
   }
   if (parsed === null || typeof parsed !== 'object') return 'trajectory not a faultline trajectory';
   const trajectory = parsed as Partial<

@@ -140,7 +140,7 @@ describe('faultline run --resume after a power loss', () => {
     expect(resumed.stdout).toContain(
       `resume: 4 finished run(s) had unreadable files (power loss?) and are made again: ${[
         named(damaged[0]!, 'trajectory empty'),
-        named(damaged[1]!, 'trajectory cut short (not JSON)'),
+        named(damaged[1]!, 'trajectory cut short'),
         named(damaged[2]!, 'store empty'),
         named(damaged[3]!, 'store cut short'),
       ].join(', ')}`,
