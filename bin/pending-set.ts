@@ -146,12 +146,27 @@ function writeSetDefinition(dir: string, definition: SetDefinition): void {
   );
 }
 
+/** A finished run `--resume` does not keep, and why. */
+export interface RemadeRun {
+  run: RunResult;
+  /** What is wrong with its files, in a few words (`trajectory empty`, `store cut short`). */
+  problem: string;
+}
+
+/**
+ * Whether a finished run's files in the set folder `dir` are whole enough to keep: what is
+ * wrong with them, or undefined (see `keptRunProblem`).
+ */
+export type KeptRunCheck = (run: RunResult, dir: string) => string | undefined;
+
 /** A set being made: where to write, and the runs it already holds. */
 export interface PendingSet {
   /** The `.pending/` folder: results, trajectories and run stores go here until commit. */
   dir: string;
   /** Runs already finished (a resumed set's). */
   kept: RunResult[];
+  /** Finished runs a resume did not keep, their files failing the check: to make again. */
+  remade: RemadeRun[];
   /** Runs of an unfinished set this fresh run threw away (it replaces it). */
   discarded: number;
 }
@@ -159,13 +174,16 @@ export interface PendingSet {
 /**
  * Opens the set a run writes into; call it holding the folder's lock. A fresh run starts an
  * empty `.pending/` (dropping an unfinished one); `resume` continues the unfinished one, or
- * else the committed set, and refuses either when it was made with other options.
+ * else the committed set, and refuses either when it was made with other options. A resume
+ * keeps each finished run that passes `check` (its files whole: a power loss can empty or cut
+ * them, as nothing is synced per run); the others are dropped from the set, to be made again.
  */
 export function openPendingSet(
   out: string,
   /** `replay` may be left out: a set made from no recordings. */
   given: (Omit<SetDefinition, 'replay'> & { replay?: string | null }) | undefined,
   resume: boolean,
+  check?: KeptRunCheck,
 ): PendingSet {
   const definition: SetDefinition | undefined =
     given === undefined ? undefined : { ...given, replay: given.replay ?? null };
@@ -185,15 +203,23 @@ export function openPendingSet(
         throw new UsageError(
           `--resume: the set in ${out} was made with other options: ${differences.join(', ')}; resume with the same options, or run without --resume to replace it`,
         );
-      const kept = readResults(from, { allowTruncatedTail: true }).results;
+      const kept: RunResult[] = [];
+      const remade: RemadeRun[] = [];
+      for (const run of readResults(from, { allowTruncatedTail: true }).results) {
+        const problem = check?.(run, from);
+        if (problem === undefined) kept.push(run);
+        else remade.push({ run, problem });
+      }
       if (from === out) {
         rmSync(dir, { recursive: true, force: true });
         mkdirSync(dir, { recursive: true });
       }
-      // Rewritten whole: drops a last record a kill cut short, and copies a committed set's.
+      // Rewritten whole: drops a last record a kill cut short and the runs to make again, and
+      // copies a committed set's. A remade run's files are replaced when it is made (its
+      // trajectory renamed over, its store removed first), or at the commit (a committed set's).
       writeFileAtomic(join(dir, RESULTS_FILE), kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
       if (definition) writeSetDefinition(dir, definition);
-      return { dir, kept, discarded: 0 };
+      return { dir, kept, remade, discarded: 0 };
     }
   }
   const discarded = unfinished ? readResults(dir, { allowTruncatedTail: true }).results.length : 0;
@@ -201,7 +227,7 @@ export function openPendingSet(
   mkdirSync(join(dir, TRAJECTORIES_DIR), { recursive: true });
   writeFileAtomic(join(dir, RESULTS_FILE), '');
   if (definition) writeSetDefinition(dir, definition);
-  return { dir, kept: [], discarded };
+  return { dir, kept: [], remade: [], discarded };
 }
 
 /**

@@ -1,8 +1,17 @@
 import { availableParallelism } from 'node:os';
 import { ResultsWriter, type RunResult } from '../reports/results.js';
+import { ReferenceAgent } from '../scenarios/agents/reference.js';
+import type { ResolvedAgent } from './agent-source.js';
 import { FolderLock } from './folder-lock.js';
 import { dollars } from './model-cost.js';
-import { commitPendingSet, openPendingSet, setDefinition } from './pending-set.js';
+import { keptRunProblem } from './kept-runs.js';
+import {
+  commitPendingSet,
+  openPendingSet,
+  setDefinition,
+  type KeptRunCheck,
+  type RemadeRun,
+} from './pending-set.js';
 import {
   checkCases,
   runCase,
@@ -49,6 +58,8 @@ export interface SuiteRun {
   cases: SuiteCase[];
   /** Runs of an unfinished set in `out` that this fresh run replaced. */
   discarded: number;
+  /** Finished runs a resume did not keep, their files emptied or cut (a power loss): made again. */
+  remade: RemadeRun[];
   /** Fault plans left out because they cannot apply in the suite's `--mode`. */
   notApplicable: SkippedPlan[];
   /** Why the suite stopped before its end (`maxCostUsd`); the set is then left unfinished. */
@@ -71,6 +82,25 @@ function workerCount(workers: number | 'auto' | undefined, runs: number): number
   return runs < AUTO_WORKERS_FROM ? 1 : Math.min(availableParallelism(), 4);
 }
 
+/**
+ * How a resume checks each run it would keep (see {@link keptRunProblem}): the store too when
+ * the agent is the reference runtime, whose store is a run store at the run's store path (another
+ * agent's file there, if any, is its own to read). A run no case of the suite makes is passed,
+ * to be refused as such.
+ */
+async function keptRunCheck(
+  agent: ResolvedAgent,
+  cases: ReadonlyMap<string, SuiteCase>,
+): Promise<KeptRunCheck> {
+  const runStore = (await agent.create()) instanceof ReferenceAgent;
+  return (run, dir) => {
+    const c = cases.get(run.id);
+    if (c?.seed !== run.seed) return undefined;
+    const store = runStore ? (c.storeKey === undefined ? {} : { key: c.storeKey }) : undefined;
+    return keptRunProblem(dir, run, store);
+  };
+}
+
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
   const selection = await suiteSelection(suite);
   const agent = await suiteAgent(suite);
@@ -78,12 +108,13 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
   const cases = shardOf(selection.cases, options.shard);
   const lock = FolderLock.take(options.out, 'run');
   try {
+    const byId = new Map(cases.map((c) => [c.id, c]));
     const pending = openPendingSet(
       options.out,
       setDefinition(suite, options.shard, agent),
       options.resume ?? false,
+      options.resume === true ? await keptRunCheck(agent, byId) : undefined,
     );
-    const byId = new Map(cases.map((c) => [c.id, c]));
     for (const kept of pending.kept) {
       // Same options, yet another case list: the scenarios changed under the set.
       if (byId.get(kept.id)?.seed !== kept.seed)
@@ -147,6 +178,7 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
       skipped: cases.length - todo.length,
       cases,
       discarded: pending.discarded,
+      remade: pending.remade,
       notApplicable: selection.skipped,
     };
     // A suite stopped on its spend keeps its pending set for --resume: nothing is committed.

@@ -1,3 +1,4 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -55,7 +56,12 @@ export interface ExploreOptions {
    * Default: on, except when the agent explored is the reference itself.
    */
   witness?: boolean;
-  /** Where store paths point; agents told to keep stores in memory never write there. */
+  /**
+   * Where store paths point; agents told to keep stores in memory never write there. Default: a
+   * fresh folder of this call's own under the system's temporary folder, removed when the call
+   * ends (nothing in the result points into it: a counterexample is reproduced from its seed and
+   * path, and its trajectory is data). A folder given here is left as it is.
+   */
   outDir?: string;
   /** Called after every run, searching or shrinking. */
   onProgress?: (progress: ExploreProgress) => void;
@@ -141,7 +147,8 @@ class HarnessFailure extends Error {
 
 /**
  * Runs one plan and checks it: the agent under the plan, the success verdict (from the plan, or
- * from a reference witness), then every invariant.
+ * from a reference witness), then every invariant. Without `outDir`, in a fresh folder of its
+ * own, removed when the call ends (see {@link ExploreOptions.outDir}).
  */
 export async function judgePlan(
   options: Pick<ExploreOptions, 'scenario' | 'agent' | 'invariants' | 'worldSeed' | 'witness'> & {
@@ -150,9 +157,18 @@ export async function judgePlan(
   },
   plan: FaultPlan,
 ): Promise<JudgedPlan> {
-  const { scenario, agent } = options;
+  return inOutDir(options.outDir, (outDir) => judgePlanIn({ ...options, outDir }, plan));
+}
+
+async function judgePlanIn(
+  options: Pick<ExploreOptions, 'scenario' | 'agent' | 'invariants' | 'worldSeed' | 'witness'> & {
+    reach?: ScenarioReach;
+    outDir: string;
+  },
+  plan: FaultPlan,
+): Promise<JudgedPlan> {
+  const { scenario, agent, outDir } = options;
   const reach = options.reach ?? scenarioReach(scenario);
-  const outDir = options.outDir ?? defaultOutDir();
   const seed = options.worldSeed ?? scenario.world.seed;
   const run = await runScenario(scenario, {
     outDir,
@@ -235,8 +251,21 @@ function outcomeHolds(scenario: Scenario, trajectory: Trajectory): boolean {
   return gradeOutcome(createContext(scenario, trajectory)).pass;
 }
 
-function defaultOutDir(): string {
-  return join(tmpdir(), 'faultline-explore');
+/**
+ * Calls `work` in `outDir`, or else in a fresh folder of its own, removed when it ends: a fixed
+ * shared folder stayed behind, and two explores at once wrote their store paths into it.
+ */
+async function inOutDir<T>(
+  outDir: string | undefined,
+  work: (outDir: string) => Promise<T>,
+): Promise<T> {
+  if (outDir !== undefined) return work(outDir);
+  const scratch = mkdtempSync(join(tmpdir(), 'faultline-explore-'));
+  try {
+    return await work(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -254,13 +283,20 @@ function defaultOutDir(): string {
  */
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const started = performance.now();
+  return inOutDir(options.outDir, (outDir) => exploreIn({ ...options, outDir }, started));
+}
+
+async function exploreIn(
+  options: ExploreOptions & { outDir: string },
+  started: number,
+): Promise<ExploreResult> {
   const { scenario, agent } = options;
   const maxFaults = options.maxFaults ?? 3;
   const runs = options.runs ?? 100;
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x1_0000_0000)) | 0;
   const worldSeed = options.worldSeed ?? scenario.world.seed;
   const reach = scenarioReach(scenario);
-  const judgeOptions = { ...options, reach, worldSeed, outDir: options.outDir ?? defaultOutDir() };
+  const judgeOptions = { ...options, reach, worldSeed };
 
   // Only faults that can reach the agent: a plan of faults it never meets proves nothing.
   const plans = faultPlanArbitrary(reach, { maxFaults, agent: await reachOfAgent(agent) });
@@ -305,7 +341,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const answered = known !== undefined && known.plan.id === plan.id;
     let judged: JudgedPlan | undefined;
     try {
-      judged = answered ? known.failing : await judgePlan(judgeOptions, plan);
+      judged = answered ? known.failing : await judgePlanIn(judgeOptions, plan);
     } catch (error) {
       harness ??= error instanceof Error ? error : new Error(String(error));
       throw new HarnessFailure('the harness failed', { cause: error });
@@ -341,7 +377,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   if (!plan || details.counterexamplePath === null)
     throw new Error('fast-check reported a failure without a counterexample');
   // The last failing run is the shrunk counterexample; judge it again if that ever differs.
-  const final = failing?.plan.id === plan.id ? failing : await judgePlan(judgeOptions, plan);
+  const final = failing?.plan.id === plan.id ? failing : await judgePlanIn(judgeOptions, plan);
   return {
     kind: 'counterexample',
     ...common,

@@ -50,6 +50,7 @@ import { ApprovalDesk } from './world/approval-desk.js';
 import type { LedgerEntry } from './world/effect-ledger.js';
 import { connectWorld, openWorldTransport, type WorldTransport } from './world/serve.js';
 import { ReferenceAgent } from './agents/reference.js';
+import { storeFileName } from './store-file.js';
 import type { World } from './world/world.js';
 import { ExternalWorld } from './world/external-world.js';
 import { LiveWorld } from './world/live-world.js';
@@ -330,10 +331,7 @@ async function runTrialIn(
 
   const storeDir = join(options.outDir, 'stores');
   mkdirSync(storeDir, { recursive: true });
-  const storePath = join(
-    storeDir,
-    `${(options.storeKey ?? runId).replace(/[^a-zA-Z0-9-]+/g, '_')}.db`,
-  );
+  const storePath = join(storeDir, storeFileName(options.storeKey ?? runId));
   // Asked first: removing a file that is not there costs a thrown and caught error, and most
   // runs (every explored one, its store in memory) leave no file behind.
   for (const suffix of ['', '-wal', '-shm'])

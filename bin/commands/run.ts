@@ -18,6 +18,7 @@ import { MODEL_CASSETTE_HELP, withModelCassettes } from '../model-cassette-flags
 import { MODEL_OPTIONS, modelLine, modelSetupFromFlags } from '../model-options.js';
 import { costEstimateLine, maxCostOf } from '../model-cost.js';
 import { checkOutputFolder } from '../output-folder.js';
+import { remadeRunsLine } from '../kept-runs.js';
 import { runSuite } from '../run-suite.js';
 import { UsageError } from '../usage-error.js';
 
@@ -254,6 +255,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     },
   );
   io.progressDone();
+  if (suite.remade.length > 0) io.out(remadeRunsLine(suite.remade));
   if (suite.skipped > 0)
     io.out(`resumed: ${suite.skipped} finished run(s) kept, ${suite.ran} run now`);
   if (suite.discarded > 0)

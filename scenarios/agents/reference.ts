@@ -9,7 +9,8 @@ import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../ag
 /**
  * Where the reference agent keeps its store: `file`, a SQLite file at the run's store path,
  * written through; `memory`, memory only; `memory-then-file`, memory while the run is in this
- * process and the file written once, when the run's records are read.
+ * process and the file written once, when the run has ended and its records are read or the
+ * instance is discarded, whichever comes first.
  */
 export type StoreKind = 'file' | 'memory' | 'memory-then-file';
 
@@ -21,9 +22,12 @@ export interface ReferenceAgentOptions {
    * to the store file as it is made, for a process that may be killed (child mode's child).
    * Default `memory-then-file`: held as `memory` is while the run's incarnations are in this
    * process (an in-process crash keeps its committed image, as a file would), and written to
-   * the store path as one SQLite file when the run's records are read, so every run leaves its
-   * store for inspection; a store no incarnation here made (a child process wrote it) is read
-   * from its file.
+   * the store path as one SQLite file once the run has ended (an incarnation returned its
+   * outcome), at the first of: its records are read (`records`, which the engine calls at the
+   * end of every run), or the instance is discarded (`discard`). So every run the engine makes
+   * leaves its store for inspection, and so does one a caller drives without reading records,
+   * once it discards the agent; a run cut short (a crash, a hang) keeps only its image until it
+   * ends. A store no incarnation here made (a child process wrote it) is read from its file.
    */
   store?: StoreKind;
   /**
@@ -83,8 +87,16 @@ export class ReferenceAgent implements AgentUnderTest {
   }
 
   start(run: AgentRun): Promise<AgentOutcome> {
-    // A new run on a new store, as the engine removed its file: nothing held for the path.
-    if (this.storeKind === 'memory-then-file') this.images.delete(run.storePath);
+    // A new run on a new store, as the engine removed its file: nothing held for the path (an
+    // ended run's store there, its records never read, is the one this run replaces).
+    if (this.storeKind === 'memory-then-file') {
+      this.images.delete(run.storePath);
+      this.ended.delete(run.storePath);
+      if (this.finished?.path === run.storePath) {
+        this.finished.store.close();
+        this.finished = undefined;
+      }
+    }
     return this.incarnation(run, (runtime) =>
       runtime.start({
         runId: run.runId,
@@ -102,12 +114,33 @@ export class ReferenceAgent implements AgentUnderTest {
     return this.incarnation(run, (runtime) => runtime.resume(run.runId));
   }
 
-  /** Closes every store still open: the in-process crash discards the instance this way. */
+  /**
+   * Closes every store still open. The in-process crash discards the instance this way (and a
+   * hang): a store an incarnation still holds keeps its committed image in memory, for the
+   * run's `resume`, and is written nowhere. A `memory-then-file` store of a run that ended (an
+   * incarnation returned its outcome) whose records were never read is written to its file
+   * now, as `records` would have, and let go. The engine reads every run's records as it ends,
+   * so when it discards (a crash or a hang, always mid-run) no run has ended unread; a caller
+   * driving the agent itself gets each ended run's file by discarding it.
+   */
   discard(): void {
     for (const [store, path] of this.open) this.release(store, path);
     this.open.clear();
-    if (this.finished) this.release(this.finished.store, this.finished.path);
+    const finished = this.finished;
     this.finished = undefined;
+    if (finished) {
+      if (this.held.has(finished.store) && finished.store.isOpen) {
+        writeStoreFile(finished.path, finished.store.serializeAsFile());
+        this.images.delete(finished.path);
+        finished.store.close();
+      } else this.release(finished.store, finished.path);
+    }
+    for (const path of this.ended) {
+      const image = this.images.get(path);
+      if (image) writeStoreFile(path, asFileImage(image));
+      this.images.delete(path);
+    }
+    this.ended.clear();
   }
 
   records(storePath: string, runId: string): AgentRecords | undefined {
@@ -130,6 +163,7 @@ export class ReferenceAgent implements AgentUnderTest {
       if (held) {
         if (store.isOpen) writeStoreFile(storePath, store.serializeAsFile());
         this.images.delete(storePath);
+        this.ended.delete(storePath);
       }
       store.close();
     }
@@ -137,6 +171,12 @@ export class ReferenceAgent implements AgentUnderTest {
 
   /** Stores held in memory until their run's records are read (`memory-then-file`). */
   private readonly held = new WeakSet<RunStore>();
+
+  /**
+   * Store paths whose image is that of a run that ended, its records not read yet (its store
+   * let go when a later incarnation ended): `discard` writes their files.
+   */
+  private readonly ended = new Set<string>();
 
   private openStore(path: string): RunStore {
     if (this.storeKind === 'file') return this.openFile(path);
@@ -191,13 +231,27 @@ export class ReferenceAgent implements AgentUnderTest {
       // Kept open for its records (a file store as much as one in memory): reading them from
       // this connection spares opening the file again.
       this.open.delete(store);
-      if (this.finished) this.release(this.finished.store, this.finished.path);
+      if (this.finished) {
+        // Another run ended before this one's records were read: its image waits for them.
+        if (this.held.has(this.finished.store)) this.ended.add(this.finished.path);
+        this.release(this.finished.store, this.finished.path);
+      }
       this.finished = { store, path: run.storePath };
       return outcome;
     } finally {
       if (this.open.delete(store)) this.release(store, run.storePath);
     }
   }
+}
+
+/**
+ * An image {@link RunStore.serialize} took, as {@link RunStore.serializeAsFile} gives it: the
+ * header's file-format bytes (18 and 19) saying WAL, so the file opens without a header write.
+ */
+function asFileImage(image: Buffer): Buffer {
+  const file = Buffer.from(image);
+  if (file.length >= 100) file.fill(2, 18, 20);
+  return file;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { runCase, suiteCases } from '../../bin/suite.js';
 import { explorePlan } from '../../explore/arbitraries.js';
 import {
   explore,
+  judgePlan,
   type ExploreCounterexample,
   type ExploreProgress,
 } from '../../explore/explore.js';
@@ -160,5 +161,82 @@ describe('explore', () => {
     });
 
     expect(result).toMatchObject({ kind: 'passed', runs: 25, seed: 3 });
+  });
+});
+
+describe('explore without outDir', () => {
+  /** The folders an explore made under the system's temporary folder, seen while it runs. */
+  function watched(tmp: string, seen: Set<string>): () => void {
+    return () => {
+      for (const name of readdirSync(tmp)) seen.add(name);
+    };
+  }
+
+  it('runs in a folder of its own, removed when the call ends; two at once share none', async () => {
+    const tmp = mkdtempSync(join(dir, 'tmp-'));
+    const saved = process.env.TMPDIR;
+    // `tmpdir()` reads TMPDIR at each call: the explores' scratch folders land where we look.
+    process.env.TMPDIR = tmp;
+    const seen = [new Set<string>(), new Set<string>()] as const;
+    try {
+      const [found, passed] = await Promise.all([
+        explore({
+          scenario: partialRefund,
+          agent: zooAgent('no-reconcile')!,
+          runs: 200,
+          seed: 1,
+          onProgress: watched(tmp, seen[0]),
+        }),
+        explore({
+          scenario: partialRefund,
+          agent: zooAgent('reference')!,
+          runs: 10,
+          seed: 3,
+          onProgress: watched(tmp, seen[1]),
+        }),
+      ]);
+
+      expect(found.kind).toBe('counterexample');
+      expect(passed.kind).toBe('passed');
+      // Each explore saw its own folder, and no fixed shared one.
+      const all = new Set([...seen[0], ...seen[1]]);
+      expect(all.size).toBe(2);
+      for (const name of all) expect(name).toMatch(/^faultline-explore-\w{6}$/);
+      // Nothing in the result is a path into it: the counterexample is its plan, seed and path.
+      for (const name of all) expect(JSON.stringify(found)).not.toContain(name);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
+  it('leaves a folder the caller gave where it is', async () => {
+    const out = mkdtempSync(join(dir, 'given-'));
+    await explore({
+      scenario: partialRefund,
+      agent: zooAgent('reference')!,
+      runs: 2,
+      seed: 3,
+      outDir: out,
+    });
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it('judgePlan without outDir leaves no folder behind either', async () => {
+    const tmp = mkdtempSync(join(dir, 'tmp-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const judged = await judgePlan(
+        { scenario: partialRefund, agent: zooAgent('reference')! },
+        explorePlan([]),
+      );
+      expect(judged.violations).toEqual([]);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 });

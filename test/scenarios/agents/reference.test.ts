@@ -103,4 +103,64 @@ describe('ReferenceAgent stores', () => {
     }
     expect(readFileSync(byDefault.storePath).equals(written)).toBe(true);
   });
+
+  it('for a user who never reads records: discard writes the store file of each run that ended, and none mid-run', async () => {
+    const inner = new ReferenceAgent();
+    // Whether a store file was at the path each time the engine discarded the instance (a crash).
+    const onDiskAfterCrashDiscard: boolean[] = [];
+    let storePath = '';
+    // The engine reads no records from an agent without `records`: as a library user who
+    // drives the agent and never asks for them.
+    const agent: AgentUnderTest = {
+      name: inner.name,
+      exposes: inner.exposes,
+      start: (r) => {
+        storePath = r.storePath;
+        return inner.start(r);
+      },
+      resume: (r) => inner.resume(r),
+      discard: () => {
+        inner.discard();
+        onDiskAfterCrashDiscard.push(existsSync(storePath));
+      },
+    };
+    const throughFile = await run('file', join(dir, 'unread-file'));
+    const first = await runScenario(partialRefund, {
+      outDir: join(dir, 'unread'),
+      agent: () => agent,
+      faultPlan: plan,
+    });
+    const second = await runScenario(partialRefund, {
+      outDir: join(dir, 'unread'),
+      agent: () => agent,
+      runId: 'second',
+    });
+
+    // The crashes kept each image in memory and wrote nothing; the resumed run is the same.
+    expect(onDiskAfterCrashDiscard).toEqual([false, false]);
+    expect(deterministicPart({ ...first.trajectory, agentRecords: null })).toEqual(
+      deterministicPart({ ...throughFile.trajectory, agentRecords: null }),
+    );
+    expect(existsSync(first.storePath)).toBe(false);
+    expect(existsSync(second.storePath)).toBe(false);
+
+    inner.discard();
+
+    // Both runs ended here: each has its file, whole, holding its run as it ended.
+    for (const [ran, runId] of [
+      [first, first.trajectory.runId],
+      [second, 'second'],
+    ] as const) {
+      const store = RunStore.open(ran.storePath);
+      try {
+        expect(store.listRuns().map((r) => [r.id, r.state])).toEqual([[runId, 'completed']]);
+      } finally {
+        store.close();
+      }
+    }
+    // Nothing is held any more: a second discard writes nothing.
+    rmSync(second.storePath);
+    inner.discard();
+    expect(existsSync(second.storePath)).toBe(false);
+  });
 });
