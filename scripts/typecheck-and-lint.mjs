@@ -134,7 +134,7 @@ async function typecheckAndLint(cwd, { pretty }) {
   }
   checks.unshift({
     name: 'lint',
-    shown: `eslint . (on the type check's program)`,
+    shown: "eslint ., on the type check's program",
     ok: linted.ok,
     output: linted.output,
     seconds: (performance.now() - typed) / 1000,

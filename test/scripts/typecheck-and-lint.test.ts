@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * scripts/typecheck-and-lint.mjs, `npm test`'s `tsc --noEmit` and `eslint .` in one process, run
- * on a tiny project of its own: a clean one passes, and one broken every way fails both checks
- * with each break named. Each case is one child process (TypeScript and ESLint load in it, a few
- * CPU-seconds), as `npm test` starts it.
+ * on tiny projects of its own: each check passes on one and fails on the other, with each break
+ * named. Each case is one child process, as `npm test` starts it (TypeScript and ESLint load in
+ * it: about 7 CPU-seconds).
  */
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -92,14 +92,17 @@ function project(files: Record<string, string>): string {
 
 describe('scripts/typecheck-and-lint.mjs', () => {
   const dirs: string[] = [];
-  let clean = '';
-  let broken = '';
+  let typeBroken = '';
+  let lintBroken = '';
 
   beforeAll(() => {
-    clean = project({ 'src/main.mjs': 'export const twice = (n) => n * 2;\n' });
-    broken = project({
-      // A type error: only the type check sees it.
+    // A type error and nothing the linter minds: only the type check fails.
+    typeBroken = project({
       'src/typed.ts': "export const count: number = 'three';\n",
+      'src/main.mjs': 'export const twice = (n) => n * 2;\n',
+    });
+    // Lint errors and nothing the type check minds: only the linter fails.
+    lintBroken = project({
       // A floating promise: a type-aware rule, so the rules were given the program's checker.
       'src/floating.ts': 'export function start(): void {\n  Promise.resolve(1);\n}\n',
       // JavaScript, linted without type information: an unused variable.
@@ -108,7 +111,7 @@ describe('scripts/typecheck-and-lint.mjs', () => {
       // `eslint .` fails it for not being in the project service's), never skipped.
       'outside/stray.ts': 'export const stray = 1;\n',
     });
-    dirs.push(clean, broken);
+    dirs.push(typeBroken, lintBroken);
   });
 
   afterAll(() => {
@@ -116,26 +119,25 @@ describe('scripts/typecheck-and-lint.mjs', () => {
   });
 
   it(
-    'passes a clean project, printing both checks, exit 0',
+    'fails a type error as tsc --noEmit does and passes the lint, printing both, exit 1',
     async () => {
-      const ran = await runScript(clean, false);
+      const ran = await runScript(typeBroken, false);
       expect(ran.stdout).toContain('── lint: ok');
-      expect(ran.stdout).toContain('── typecheck: ok');
-      expect(ran.code).toBe(0);
+      expect(ran.stdout).toContain('── typecheck: FAILED');
+      expect(ran.stdout).toMatch(/src\/typed\.ts\(1,14\): error TS2322/);
+      expect(ran.stdout).toContain('Found 1 error in 1 file.');
+      expect(ran.code).toBe(1);
     },
     CASE_TIMEOUT_MS,
   );
 
   it(
-    'fails a type error and every kind of lint error, sending both checks to npm test, exit 1',
+    'fails every kind of lint error and passes the type check, sending both to npm test, exit 1',
     async () => {
-      const ran = await runScript(broken, true);
+      const ran = await runScript(lintBroken, true);
       const checks = new Map(ran.checks?.map((check) => [check.name, check]));
-      const typecheck = checks.get('typecheck');
+      expect(checks.get('typecheck')).toMatchObject({ ok: true, output: '' });
       const lint = checks.get('lint');
-      expect(typecheck?.ok).toBe(false);
-      expect(typecheck?.output).toMatch(/src\/typed\.ts\(1,14\): error TS2322/);
-      expect(typecheck?.output).toContain('Found 1 error in 1 file.');
       expect(lint?.ok).toBe(false);
       expect(lint?.output).toContain('@typescript-eslint/no-floating-promises');
       expect(lint?.output).toMatch(/plain\.mjs[\s\S]*'unused' is assigned a value but never used/);
