@@ -8,9 +8,10 @@
 // timeouts, keep the CPU they need and the checks take what is left.
 //
 // Each check's output is printed in one piece when it finishes; the test suite's output streams
-// as it comes, whole lines only. A summary line per part closes the run, and the exit code is 1
-// if any part failed. Arguments (`npm test -- test/runtime`) go to vitest, as they did when
+// as it comes, whole lines only. A summary line per check closes the run, and the exit code is 1
+// if any check failed. Arguments (`npm test -- test/runtime`) go to vitest, as they did when
 // `npm test` ended in `vitest run`.
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,12 +26,14 @@ const bin = (path) => join(root, 'node_modules', path);
 const CHECK_NICENESS = 10;
 
 const parts = [
-  { name: 'lint', entry: bin('eslint/bin/eslint.js'), args: ['.'], shown: 'eslint .' },
   {
-    name: 'typecheck',
-    entry: bin('typescript/bin/tsc'),
-    args: ['--noEmit'],
-    shown: 'tsc --noEmit',
+    // `eslint .` and `tsc --noEmit` over one TypeScript program (the script says why); it sends
+    // each check's result and output back, and each is printed and summarised on its own.
+    name: 'lint+typecheck',
+    entry: join(root, 'scripts', 'typecheck-and-lint.mjs'),
+    args: [],
+    shown: 'node scripts/typecheck-and-lint.mjs',
+    checks: ['lint', 'typecheck'],
   },
   {
     name: 'format',
@@ -51,14 +54,21 @@ const color = process.stdout.isTTY === true;
 const env = color ? { ...process.env, FORCE_COLOR: '1' } : process.env;
 const children = new Set();
 
-/** Runs one part; resolves with how it ended. Never rejects: a part that cannot start failed. */
+/**
+ * Runs one part; resolves with how each of its checks ended (one, unless the part sends several).
+ * Never rejects: a part that cannot start failed.
+ */
 function run(part) {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [part.entry, ...part.args], {
       cwd: root,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(part.checks === undefined ? [] : ['ipc'])],
+    });
+    let sent;
+    child.on('message', (message) => {
+      sent = message;
     });
     children.add(child);
     if (!part.stream && child.pid !== undefined) {
@@ -87,19 +97,58 @@ function run(part) {
       children.delete(child);
       if (partial !== '') process.stdout.write(`${partial}\n`);
       const seconds = (performance.now() - started) / 1000;
-      const result = { part, ok: code === 0, why, seconds };
-      if (!part.stream) {
-        process.stdout.write(`\n── ${part.name}: ${part.shown} ──\n`);
-        for (const chunk of held) process.stdout.write(chunk);
-        process.stdout.write(`── ${part.name}: ${describe(result)} ──\n\n`);
+      if (part.checks !== undefined) {
+        resolve(checksOf(part, sent, held, { code, why, seconds }));
+        return;
       }
-      resolve(result);
+      const result = { part, ok: code === 0, why, seconds };
+      if (!part.stream) print(result, held);
+      resolve([result]);
     };
     child.on('error', (error) => finish(1, `could not start: ${error.message}`));
     child.on('close', (code, signal) =>
       finish(code ?? 1, signal === null ? `exit ${String(code)}` : `killed by ${signal}`),
     );
   });
+}
+
+/**
+ * The results of a part that runs several checks, from what it sent: each check as if it had
+ * been a part of its own. A part that ended without sending them (it crashed) failed every check,
+ * and what it printed is shown under each.
+ */
+function checksOf(part, sent, held, ended) {
+  const results = part.checks.map((name) => {
+    const check = sent?.checks.find((candidate) => candidate.name === name);
+    if (check === undefined) {
+      return {
+        part: { name, shown: part.shown },
+        ok: false,
+        why: `${part.shown}: ${ended.why}, no result`,
+        seconds: ended.seconds,
+        held,
+      };
+    }
+    // A part that failed after sending passing checks (it crashed on its way out) failed them.
+    const crashed = ended.code !== 0 && sent.checks.every((each) => each.ok);
+    return {
+      part: { name, shown: check.shown },
+      ok: check.ok && !crashed,
+      why: crashed ? ended.why : 'errors',
+      seconds: check.seconds,
+      held: [Buffer.from(check.output)],
+    };
+  });
+  // Anything else the part printed (a warning from a dependency) stays visible, once.
+  if (sent !== undefined && held.length > 0) results[0].held = [...held, ...results[0].held];
+  for (const result of results) print(result, result.held);
+  return results;
+}
+
+function print(result, held) {
+  process.stdout.write(`\n── ${result.part.name}: ${result.part.shown} ──\n`);
+  for (const chunk of held) process.stdout.write(chunk);
+  process.stdout.write(`── ${result.part.name}: ${describe(result)} ──\n\n`);
 }
 
 function describe({ ok, why, seconds }) {
@@ -114,7 +163,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-const results = await Promise.all(parts.map(run));
+const results = (await Promise.all(parts.map(run))).flat();
 process.stdout.write('\nnpm test:\n');
 for (const result of results) {
   process.stdout.write(
