@@ -314,11 +314,12 @@ export class RunStore {
    */
   commit(runId: string, change: Change): number {
     // A change that writes its event row alone (most of a run's: an intent, an outcome) is one
-    // statement, which SQLite commits atomically by itself: no BEGIN and COMMIT around it. Not
-    // in a store whose work stays in one outer transaction (each change there is a savepoint),
-    // and only once this instance knows the run's head (nothing is read before the write).
+    // statement, which SQLite applies atomically by itself: no BEGIN and COMMIT around it, and
+    // in a store whose work stays in one outer transaction no savepoint either (a statement
+    // that fails is undone alone, leaving the outer transaction as it was). Only once this
+    // instance knows the run's head (nothing is read before the write).
     const head =
-      !this.reusable && changesEventsOnly(change) && this.heads.has(runId)
+      changesEventsOnly(change) && this.heads.has(runId)
         ? this.applyChange(runId, change)
         : this.commitTx(runId, change);
     // Only once the transaction committed: a rolled-back change leaves the cache as it was.

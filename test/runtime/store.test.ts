@@ -885,6 +885,35 @@ describe('RunStore durability', () => {
 });
 
 describe('RunStore in memory', () => {
+  it('undoes an event-only change whose row SQLite refuses, keeping the rest of the image', () => {
+    const s = RunStore.openInMemory();
+    try {
+      s.createRun(newRun('run-1'), { type: 'run.created' });
+      s.commit('run-1', { at: 2, to: 'planned', event: { type: 'plan' } });
+      s.commit('run-1', { at: 3, event: { type: 'intent' } });
+
+      // A row the table refuses (its type is NOT NULL), after the JSON was made.
+      expect(() =>
+        s.commit('run-1', { at: 4, event: { type: null as unknown as string, data: { a: 1 } } }),
+      ).toThrow(/NOT NULL/);
+      expect(s.commit('run-1', { at: 5, event: { type: 'outcome' } })).toBe(4);
+
+      const restored = RunStore.openInMemory(s.serialize(), 'run-1.db');
+      try {
+        expect(restored.events('run-1').map((e) => [e.seq, e.type])).toEqual([
+          [1, 'run.created'],
+          [2, 'plan'],
+          [3, 'intent'],
+          [4, 'outcome'],
+        ]);
+      } finally {
+        restored.close();
+      }
+    } finally {
+      s.close();
+    }
+  });
+
   it('keeps what it committed in its image, and gives its emptied connection to the next store', () => {
     const first = RunStore.openInMemory();
     first.createRun(newRun('run-1'), { type: 'run.created' });
