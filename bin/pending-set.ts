@@ -284,7 +284,11 @@ export function recoverSetFolder(out: string): void {
 
 function moveAll(from: string, to: string): void {
   if (!existsSync(from)) return;
-  mkdirSync(to, { recursive: true });
+  // Into a set folder that has none yet (a fresh --out): the folder itself, one rename.
+  if (!existsSync(to)) {
+    renameSync(from, to);
+    return;
+  }
   for (const name of readdirSync(from)) renameSync(join(from, name), join(to, name));
 }
 
@@ -294,8 +298,19 @@ function moveAll(from: string, to: string): void {
  */
 function moveStores(from: string, to: string): void {
   if (!existsSync(from)) return;
+  const names = readdirSync(from);
+  // Into a set folder that has no stores yet, when the folder holds nothing but stores and
+  // their own `-wal` and `-shm` files (nothing a killed writer left): the folder, one rename.
+  const stores = new Set(names.filter((n) => n.endsWith('.db')));
+  const onlyStores = names.every(
+    (n) => stores.has(n) || (/\.db-(wal|shm)$/.test(n) && stores.has(n.slice(0, -4))),
+  );
+  if (!existsSync(to) && onlyStores) {
+    renameSync(from, to);
+    return;
+  }
   mkdirSync(to, { recursive: true });
-  for (const name of readdirSync(from)) {
+  for (const name of names) {
     if (!name.endsWith('.db')) continue;
     for (const suffix of ['-wal', '-shm']) {
       rmSync(join(to, name + suffix), { force: true });

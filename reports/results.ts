@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -247,13 +248,16 @@ export class ResultsWriter {
     this.fd = openSync(this.file, 'a');
   }
 
-  /** Writes the trajectory file first (atomically), then the record: a record always has its trajectory. */
+  /**
+   * Writes the trajectory file first, then the record: a record always has its whole trajectory.
+   * The record's line is what makes the run part of the set, so the trajectory is written in
+   * place, without a temporary file and a rename: the writer's folder is a set being made
+   * (`.pending/`), which no reader opens, and a trajectory a kill cut short has no record, so
+   * `--resume` makes its run again over it (and a commit drops a file no record names).
+   */
   append(result: RunResult, trajectory: unknown): void {
     // The folder was made with the writer: no `mkdir` per run.
-    writeFileAtomic(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory), {
-      sync: false,
-      folderMade: true,
-    });
+    writeFileSync(join(this.dir, result.trajectoryFile), JSON.stringify(trajectory));
     this.appendRecord(result);
   }
 

@@ -151,13 +151,8 @@ export class ReferenceAgent implements AgentUnderTest {
     const held = this.held.delete(store);
     try {
       const versions = store.runVersions(runId);
-      return {
-        events: store.events(runId),
-        actions: store.actions(runId),
-        checkpoints: store.checkpoints(runId),
-        evidence: store.evidence(runId),
-        ...(versions ? { versions } : {}),
-      };
+      const { events, actions, checkpoints, evidence } = store.history(runId);
+      return { events, actions, checkpoints, evidence, ...(versions ? { versions } : {}) };
     } finally {
       // The run is over: its store goes to its file, and nothing of it stays in memory.
       if (held) {

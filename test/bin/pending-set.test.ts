@@ -274,6 +274,78 @@ describe('a commit a kill interrupted', () => {
   });
 });
 
+describe('a commit into a folder with no set yet', () => {
+  const definition = (out: string) => ({
+    agent: 'reference',
+    agentModule: null,
+    agentVersion: null,
+    mode: null,
+    faults: 'all',
+    plan: null,
+    trials: 1,
+    seed: null,
+    globs: [],
+    shard: null,
+    scenarios: [],
+    regressions: join(out, 'regressions'),
+    model: null,
+    promptHash: null,
+    temperature: null,
+    modelSeed: null,
+  });
+
+  it('moves the stores with their own -wal files, and leaves what a killed writer left behind', () => {
+    const out = tempDir('fresh-commit');
+    const lock = FolderLock.take(out, 'run');
+    try {
+      const now = record('refunds/full-refund');
+      const pending = openPendingSet(out, definition(out), false);
+      writeTrajectory(pending.dir, now.trajectoryFile);
+      mkdirSync(join(pending.dir, 'stores'));
+      writeFileSync(join(pending.dir, 'stores', 'a.db'), 'a');
+      writeFileSync(join(pending.dir, 'stores', 'a.db-wal'), 'w');
+      writeFileSync(join(pending.dir, 'stores', 'b.db'), 'b');
+      // A store file's temporary twin, from a writer killed mid-write, and a stray -wal.
+      writeFileSync(join(pending.dir, 'stores', 'c.db.123.tmp'), 'half');
+      writeFileSync(join(pending.dir, 'stores', 'd.db-wal'), 'stray');
+      const writer = new ResultsWriter(pending.dir, { fresh: false });
+      writer.appendRecord(now);
+      writer.close();
+
+      commitPendingSet(out);
+
+      expect(readdirSync(join(out, 'stores')).sort()).toEqual(['a.db', 'a.db-wal', 'b.db']);
+      expect(readdirSync(join(out, 'trajectories'))).toEqual([now.trajectoryFile.split('/')[1]]);
+      expect(existsSync(join(out, '.pending'))).toBe(false);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it('moves a folder of nothing but stores whole', () => {
+    const out = tempDir('fresh-commit');
+    const lock = FolderLock.take(out, 'run');
+    try {
+      const now = record('refunds/full-refund');
+      const pending = openPendingSet(out, definition(out), false);
+      writeTrajectory(pending.dir, now.trajectoryFile);
+      mkdirSync(join(pending.dir, 'stores'));
+      writeFileSync(join(pending.dir, 'stores', 'a.db'), 'a');
+      writeFileSync(join(pending.dir, 'stores', 'a.db-shm'), 's');
+      const writer = new ResultsWriter(pending.dir, { fresh: false });
+      writer.appendRecord(now);
+      writer.close();
+
+      commitPendingSet(out);
+
+      expect(readdirSync(join(out, 'stores')).sort()).toEqual(['a.db', 'a.db-shm']);
+      expect(readFileSync(join(out, 'stores', 'a.db'), 'utf8')).toBe('a');
+    } finally {
+      lock.release();
+    }
+  });
+});
+
 /** A hand-made record whose trajectory file is named as a run's is. */
 function record(scenarioId: string): RunResult {
   const r = runRecord({ scenarioId });

@@ -752,6 +752,58 @@ describe('RunStore.commit', () => {
   });
 });
 
+describe('RunStore.history', () => {
+  it('reads what events, actions, checkpoints and evidence read, in one pass (key order too)', () => {
+    const s = open();
+    s.createRun(newRun('run-1'), { type: 'run.created' });
+    s.createRun(newRun('run-2'), { type: 'run.created' });
+    s.commit('run-1', {
+      at: 2,
+      to: 'planned',
+      event: { type: 'plan', order: 4 },
+      checkpoint: { boundary: 'validated-input', data: { contractHash: 'ch' } },
+      evidence: [evidence('run-1', 'ev-1'), evidence('run-1', 'ev-2', { trust: 'untrusted' })],
+    });
+    s.commit('run-2', { at: 2, event: { type: 'other run' }, action: action('run-2') });
+    s.commit('run-1', { at: 3, event: { type: 'intent' }, action: action('run-1') });
+    s.commit('run-1', {
+      at: 4,
+      event: { type: 'sent', inputRefs: ['ev-1'], evidenceRefs: ['ev-2'] },
+      action: action('run-1', { id: 'act-2', operationId: 'notify', tool: 'send_email' }),
+      evidence: [evidence('run-1', 'ev-3')],
+      used: { toolCalls: 1 },
+    });
+    s.commit('run-1', {
+      at: 5,
+      to: 'ready',
+      event: { type: 'done', data: { note: 'x' } },
+      action: action('run-1', { status: 'confirmed', updatedAt: 5 }),
+      checkpoint: { boundary: 'approved-plan', data: { planVersion: 1 } },
+    });
+
+    const got = s.history('run-1');
+
+    expect(got.actions.map((a) => [a.operationId, a.status])).toEqual([
+      ['refund', 'confirmed'],
+      ['notify', 'intended'],
+    ]);
+    expect(got.evidence.map((e) => e.id)).toEqual(['ev-1', 'ev-2', 'ev-3']);
+    expect(JSON.stringify(got)).toBe(
+      JSON.stringify({
+        events: s.events('run-1'),
+        actions: s.actions('run-1'),
+        checkpoints: s.checkpoints('run-1'),
+        evidence: s.evidence('run-1'),
+      }),
+    );
+  });
+
+  it('reads an unknown run as empty', () => {
+    const s = open();
+    expect(s.history('nobody')).toEqual({ events: [], actions: [], checkpoints: [], evidence: [] });
+  });
+});
+
 describe('RunStore append-only events', () => {
   const seeded = (): void => {
     const s = open();
@@ -833,6 +885,35 @@ describe('RunStore durability', () => {
 });
 
 describe('RunStore in memory', () => {
+  it('undoes an event-only change whose row SQLite refuses, keeping the rest of the image', () => {
+    const s = RunStore.openInMemory();
+    try {
+      s.createRun(newRun('run-1'), { type: 'run.created' });
+      s.commit('run-1', { at: 2, to: 'planned', event: { type: 'plan' } });
+      s.commit('run-1', { at: 3, event: { type: 'intent' } });
+
+      // A row the table refuses (its type is NOT NULL), after the JSON was made.
+      expect(() =>
+        s.commit('run-1', { at: 4, event: { type: null as unknown as string, data: { a: 1 } } }),
+      ).toThrow(/NOT NULL/);
+      expect(s.commit('run-1', { at: 5, event: { type: 'outcome' } })).toBe(4);
+
+      const restored = RunStore.openInMemory(s.serialize(), 'run-1.db');
+      try {
+        expect(restored.events('run-1').map((e) => [e.seq, e.type])).toEqual([
+          [1, 'run.created'],
+          [2, 'plan'],
+          [3, 'intent'],
+          [4, 'outcome'],
+        ]);
+      } finally {
+        restored.close();
+      }
+    } finally {
+      s.close();
+    }
+  });
+
   it('keeps what it committed in its image, and gives its emptied connection to the next store', () => {
     const first = RunStore.openInMemory();
     first.createRun(newRun('run-1'), { type: 'run.created' });
