@@ -1,0 +1,106 @@
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as TypeScript from 'typescript';
+import { AGENT_PROCESS_ENV } from '../../scenarios/child/agent-process-env.js';
+import { TEST_TEMP_ROOT } from './temp-root.js';
+
+/** The variable naming the test run's built package once the global setup has made it. */
+export const TEST_BUILT_PACKAGE = 'FAULTLINE_TEST_BUILT_PACKAGE' as const;
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What the package ships or needs beside dist/ and bin/faultline.js, linked from the checkout. */
+const LINKED = ['prompts', 'scenarios/worlds/tau-retail/data', 'node_modules'] as const;
+
+/**
+ * Builds the checkout's sources into `out`, laid out as the installed package is: `dist/` as
+ * `tsc -p tsconfig.build.json` writes it (JavaScript only: no type check, no declarations, no
+ * source maps), `bin/faultline.js`, `package.json`, and links to the folders the package ships
+ * (`prompts`, the tau-retail data) and to `node_modules`. With no `bin/cli.ts` beside it, its
+ * `bin/faultline.js` runs `dist/` on plain Node, as an installed package does.
+ *
+ * Why: a command spawned from the checkout runs the TypeScript sources through tsx, about
+ * 3.5 CPU-seconds per start against about 0.65 for the built JavaScript; the suite spawns a few
+ * dozen commands and child-process agents. One build per run (TypeScript's `transpileModule`
+ * per file, which the sources allow: `isolatedModules` and `verbatimModuleSyntax`) costs less
+ * than two of those starts, and is of the sources as they are when the run starts. The
+ * checkout's own `dist/` is never used: it may be stale, and the package test rebuilds it.
+ *
+ * @example
+ * ```ts
+ * await buildPackage(join(tmpdir(), 'faultline-built'));
+ * ```
+ */
+export async function buildPackage(out: string): Promise<void> {
+  // Loaded here, not at the top: every test file that spawns the command imports this module.
+  const { default: ts } = await import('typescript');
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(REPO, 'tsconfig.build.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
+  if (!config) throw new Error('tsconfig.build.json could not be read');
+  const compilerOptions: TypeScript.CompilerOptions = {
+    ...config.options,
+    // transpileModule cannot look up a file's package.json to pick nodenext's format per file:
+    // every file here is an ES module ("type": "module"), which is what ESNext emits.
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    declaration: false,
+    sourceMap: false,
+    inlineSources: false,
+    noEmit: false,
+  };
+  for (const file of config.fileNames) {
+    if (file.endsWith('.d.ts')) continue;
+    const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+      compilerOptions,
+      fileName: file,
+    });
+    const target = join(out, 'dist', relative(REPO, file).replace(/\.ts$/, '.js'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, outputText);
+  }
+  mkdirSync(join(out, 'bin'), { recursive: true });
+  copyFileSync(join(REPO, 'bin', 'faultline.js'), join(out, 'bin', 'faultline.js'));
+  copyFileSync(join(REPO, 'package.json'), join(out, 'package.json'));
+  for (const path of LINKED) {
+    mkdirSync(dirname(join(out, path)), { recursive: true });
+    symlinkSync(join(REPO, path), join(out, path), 'dir');
+  }
+}
+
+/**
+ * The test run's built package (see {@link buildPackage}), or the checkout itself when no global
+ * setup made one (a file run by hand outside vitest's config).
+ */
+export function builtPackage(): string {
+  return process.env[TEST_BUILT_PACKAGE] ?? REPO;
+}
+
+/**
+ * Vitest's global setup, after the temporary root's: builds the package once per run into that
+ * root, names it in {@link TEST_BUILT_PACKAGE} (the workers and what they spawn inherit it), and
+ * points the child-process crash mode of commands run in the workers at its agent-process.js
+ * ({@link AGENT_PROCESS_ENV}). A second project's setup finds the variable set and builds
+ * nothing. The temporary root's teardown removes the build; this one's unsets the variables.
+ */
+export async function setup(): Promise<(() => void) | undefined> {
+  if (process.env[TEST_BUILT_PACKAGE] !== undefined) return undefined;
+  const root = process.env[TEST_TEMP_ROOT];
+  if (root === undefined) throw new Error('the temporary root\'s global setup must run first');
+  const out = join(root, 'faultline-built-package');
+  await buildPackage(out);
+  process.env[TEST_BUILT_PACKAGE] = out;
+  process.env[AGENT_PROCESS_ENV] = join(out, 'dist', 'scenarios', 'child', 'agent-process.js');
+  return () => {
+    delete process.env[TEST_BUILT_PACKAGE];
+    delete process.env[AGENT_PROCESS_ENV];
+  };
+}
