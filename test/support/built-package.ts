@@ -94,13 +94,13 @@ export function builtPackage(): string {
 export async function setup(): Promise<(() => void) | undefined> {
   if (process.env[TEST_BUILT_PACKAGE] !== undefined) return undefined;
   const root = process.env[TEST_TEMP_ROOT];
-  if (root === undefined) throw new Error('the temporary root\'s global setup must run first');
+  if (root === undefined) throw new Error("the temporary root's global setup must run first");
   const out = join(root, 'faultline-built-package');
   await buildPackage(out);
   process.env[TEST_BUILT_PACKAGE] = out;
   process.env[AGENT_PROCESS_ENV] = join(out, 'dist', 'scenarios', 'child', 'agent-process.js');
   return () => {
-    delete process.env[TEST_BUILT_PACKAGE];
-    delete process.env[AGENT_PROCESS_ENV];
+    delete process.env.FAULTLINE_TEST_BUILT_PACKAGE;
+    delete process.env.FAULTLINE_AGENT_PROCESS;
   };
 }
