@@ -1,5 +1,5 @@
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as TypeScript from 'typescript';
 import { AGENT_PROCESS_ENV } from '../../scenarios/child/agent-process-env.js';
@@ -22,9 +22,10 @@ const LINKED = ['prompts', 'scenarios/worlds/tau-retail/data', 'node_modules'] a
  *
  * Why: a command spawned from the checkout runs the TypeScript sources through tsx, about
  * 3.5 CPU-seconds per start against about 0.65 for the built JavaScript; the suite spawns a few
- * dozen commands and child-process agents. One build per run (TypeScript's `transpileModule`
- * per file, which the sources allow: `isolatedModules` and `verbatimModuleSyntax`) costs less
- * than two of those starts, and is of the sources as they are when the run starts. The
+ * dozen commands and child-process agents. One build per run (TypeScript's own emit of the
+ * build's files, unchecked and unresolved, which the sources allow: `isolatedModules` and
+ * `verbatimModuleSyntax`) costs about two of those starts, and is of the sources as they are
+ * when the run starts. The
  * checkout's own `dist/` is never used: it may be stale, and the package test rebuilds it.
  *
  * @example
@@ -46,27 +47,30 @@ export async function buildPackage(out: string): Promise<void> {
     },
   );
   if (!config) throw new Error('tsconfig.build.json could not be read');
-  const compilerOptions: TypeScript.CompilerOptions = {
+  const options: TypeScript.CompilerOptions = {
     ...config.options,
-    // transpileModule cannot look up a file's package.json to pick nodenext's format per file:
-    // every file here is an ES module ("type": "module"), which is what ESNext emits.
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    // Emit only: no type check (npm test's tsc --noEmit does it), and so nothing to resolve or
+    // read beyond the sources themselves (the emit of isolated modules needs no other file).
+    noCheck: true,
+    noResolve: true,
+    noLib: true,
+    types: [],
     declaration: false,
     sourceMap: false,
     inlineSources: false,
     noEmit: false,
+    outDir: join(out, 'dist'),
   };
-  for (const file of config.fileNames) {
-    if (file.endsWith('.d.ts')) continue;
-    const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
-      compilerOptions,
-      fileName: file,
-    });
-    const target = join(out, 'dist', relative(REPO, file).replace(/\.ts$/, '.js'));
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, outputText);
-  }
+  const sources = config.fileNames.filter((file) => !file.endsWith('.d.ts'));
+  const { diagnostics } = ts.createProgram(sources, options).emit();
+  if (diagnostics.length > 0)
+    throw new Error(
+      `the test run's build failed:\n${ts.formatDiagnostics(diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => REPO,
+        getNewLine: () => '\n',
+      })}`,
+    );
   mkdirSync(join(out, 'bin'), { recursive: true });
   copyFileSync(join(REPO, 'bin', 'faultline.js'), join(out, 'bin', 'faultline.js'));
   copyFileSync(join(REPO, 'package.json'), join(out, 'package.json'));
