@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as TypeScript from 'typescript';
@@ -30,12 +31,13 @@ const LINKED = ['prompts', 'scenarios/worlds/tau-retail/data', 'node_modules'] a
  *
  * @example
  * ```ts
- * await buildPackage(join(tmpdir(), 'faultline-built'));
+ * buildPackage(join(tmpdir(), 'faultline-built'));
  * ```
  */
-export async function buildPackage(out: string): Promise<void> {
+export function buildPackage(out: string): void {
   // Loaded here, not at the top: every test file that spawns the command imports this module.
-  const { default: ts } = await import('typescript');
+  // Required natively: through vitest's module runner it cost more.
+  const ts = createRequire(import.meta.url)('typescript') as typeof TypeScript;
   const config = ts.getParsedCommandLineOfConfigFile(
     join(REPO, 'tsconfig.build.json'),
     {},
@@ -95,12 +97,12 @@ export function builtPackage(): string {
  * ({@link AGENT_PROCESS_ENV}). A second project's setup finds the variable set and builds
  * nothing. The temporary root's teardown removes the build; this one's unsets the variables.
  */
-export async function setup(): Promise<(() => void) | undefined> {
+export function setup(): (() => void) | undefined {
   if (process.env[TEST_BUILT_PACKAGE] !== undefined) return undefined;
   const root = process.env[TEST_TEMP_ROOT];
   if (root === undefined) throw new Error("the temporary root's global setup must run first");
   const out = join(root, 'faultline-built-package');
-  await buildPackage(out);
+  buildPackage(out);
   process.env[TEST_BUILT_PACKAGE] = out;
   process.env[AGENT_PROCESS_ENV] = join(out, 'dist', 'scenarios', 'child', 'agent-process.js');
   return () => {
