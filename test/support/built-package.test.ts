@@ -30,8 +30,8 @@ describe('the test run spawns the sources built once, laid out as the installed 
     // A line of the source's code, found in its build: not the checkout's own (maybe stale) dist/.
     const source = readFileSync(join(ROOT, 'scenarios/child/child-agent-host.ts'), 'utf8');
     const built = readFileSync(join(dir, 'dist/scenarios/child/child-agent-host.js'), 'utf8');
-    expect(source).toContain('function childEntry()');
-    expect(built).toContain('function childEntry()');
+    expect(source).toContain('function childEntry(');
+    expect(built).toContain('function childEntry(');
   });
 
   it('runs as the command', () => {
