@@ -19,8 +19,10 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // One temporary folder for the run (TMPDIR for the workers and what they spawn), removed
-    // when it ends: the tests' own folders no longer pile up in /tmp.
-    globalSetup: ['test/support/temp-root.ts'],
+    // when it ends: the tests' own folders no longer pile up in /tmp. Then the sources built
+    // once into it, laid out as the installed package: the commands and child agents the tests
+    // spawn run that on plain Node, not the sources through tsx (see built-package.ts).
+    globalSetup: ['test/support/temp-root.ts', 'test/support/built-package.ts'],
     // Vitest's default on a 2-core machine is one worker (cores - 1): most files wait on
     // SQLite, child processes and sockets as much as on the CPU, so two keep both cores busy.
     maxWorkers: 2,

@@ -12,6 +12,7 @@ import { ReferenceAgent } from '../agents/reference.js';
 import type { Trajectory } from '../trajectory.js';
 import type { RunClock } from '../run-clock.js';
 import type { World } from '../world/world.js';
+import { AGENT_PROCESS_ENV } from './agent-process-env.js';
 import type { ChildAgentSpec, ChildRunSpec } from './protocol.js';
 import { ChildSession, type SessionHost, type SessionTrial } from './child-session.js';
 import { connectWorldOverStreams } from './serve-over-streams.js';
@@ -125,8 +126,22 @@ export function checkChildMode(
  */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
+/**
+ * The script a child runs: this copy's agent-process, or, for the reference agent run from the
+ * sources, the build {@link AGENT_PROCESS_ENV} names. A child that imports an agent module keeps
+ * the sources: in a checkout that module imports them (`../index.js`), and a build beside them
+ * would load the harness twice, costing more than tsx alone.
+ */
+function childEntry(spec: ChildAgentSpec): string {
+  const built = FROM_SOURCES && !('module' in spec) ? process.env[AGENT_PROCESS_ENV] : undefined;
+  if (built !== undefined && built !== '') return built;
+  return fileURLToPath(
+    new URL(FROM_SOURCES ? './agent-process.ts' : './agent-process.js', import.meta.url),
+  );
+}
+
 function childArgs(entry: string): string[] {
-  if (!FROM_SOURCES) return [entry];
+  if (!entry.endsWith('.ts')) return [entry];
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href, entry];
 }
 
@@ -142,9 +157,7 @@ export class ChildAgentHost implements SessionHost {
   /** Commands shipped to a child and not yet taken, in order: resent to the next child. */
   private readonly unconsumed: OperatorCommand[] = [];
   private lastCrash: CrashRecord | undefined;
-  private readonly entry = fileURLToPath(
-    new URL(FROM_SOURCES ? './agent-process.ts' : './agent-process.js', import.meta.url),
-  );
+  private readonly entry: string;
   /**
    * The next incarnation's process, started while this one runs so that a restart does not
    * wait for Node and tsx to boot. It loads code and waits for `init`: it has not touched the
@@ -158,6 +171,7 @@ export class ChildAgentHost implements SessionHost {
       module: options.agentModule,
       skipped: options.skipped,
     });
+    this.entry = childEntry(this.spec);
     this.sparesLeft = options.plan.faults.filter((f) => f.kind === 'crash').length;
   }
 

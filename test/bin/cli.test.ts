@@ -3,7 +3,14 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
-import { expectInputError, faultline, faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
+import {
+  FAULTLINE_BIN,
+  expectInputError,
+  faultline,
+  faultlineInProcess,
+  ROOT,
+  tempDir,
+} from '../support/cli.js';
 
 /** A fast, passing run: one scenario, no faults. */
 const ONE = ['run', 'refunds/full-refund', '--plan', 'none'];
@@ -297,7 +304,7 @@ describe('a reader that stops early (| head)', () => {
       'bash',
       [
         '-c',
-        `set -o pipefail; "${process.execPath}" bin/faultline.js list 'tau-retail/*' | head -1`,
+        `set -o pipefail; "${process.execPath}" "${FAULTLINE_BIN}" list 'tau-retail/*' | head -1`,
       ],
       { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
     );

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { expectInputError, faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
+import {
+  FAULTLINE_BIN,
+  expectInputError,
+  faultlineInProcess,
+  ROOT,
+  tempDir,
+  type Ran,
+} from '../support/cli.js';
 
 /** A small suite with faults: long enough (tens of runs) for a second writer to meet it. */
 const SUITE = ['run', 'refunds/*', '--trials', '2'];
@@ -20,7 +27,7 @@ function deadPid(): number {
 /** The real command, run without blocking this process (so the first writer's output flows). */
 function started(args: readonly string[]): Promise<Ran & { pid: number }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/faultline.js', ...args], {
+    const child = spawn(process.execPath, [FAULTLINE_BIN, ...args], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1' },
     });

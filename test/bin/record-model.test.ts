@@ -2,12 +2,11 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette, readModelCassette } from '../../recordings/index.js';
-import { faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
+import { FAULTLINE_BIN, faultlineInProcess, tempDir } from '../support/cli.js';
 import { readResults } from '../../reports/results.js';
 import { useOracleProvider } from '../support/oracle-provider.js';
 
 const KEY = 'sk-oracle-record-test-4411';
-const FAULTLINE = join(ROOT, 'bin/faultline.js');
 const dir = tempDir('record-model');
 const provider = useOracleProvider(KEY);
 afterAll(() => {
@@ -17,7 +16,7 @@ afterAll(() => {
 /** A live refunds server in a child process (msw, in this one, would intercept HTTP). */
 const server = (served: string): string[] => [
   '--server',
-  `node '${FAULTLINE}' serve refunds/partial-refund --stdio --time-scale 0.01 --out '${served}'`,
+  `node '${FAULTLINE_BIN}' serve refunds/partial-refund --stdio --time-scale 0.01 --out '${served}'`,
 ];
 
 describe('faultline record --agent tool-loop --model … (the oracle over msw)', () => {

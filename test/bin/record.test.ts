@@ -13,9 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadCassette, type RecordingIndex } from '../../recordings/index.js';
 import { readResults } from '../../reports/results.js';
-import { faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
-
-const FAULTLINE = join(ROOT, 'bin/faultline.js');
+import { FAULTLINE_BIN, faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
 
 const moduleUrl = (path: string): string =>
   pathToFileURL(fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url))).href;
@@ -289,12 +287,12 @@ describe('faultline record --stdio: a stock MCP client spawns the recorder, whic
           join(ROOT, 'test/fixtures/mcp-client.js'),
           '--',
           process.execPath,
-          FAULTLINE,
+          FAULTLINE_BIN,
           'record',
           'refunds/partial-refund',
           '--stdio',
           '--server',
-          `node '${FAULTLINE}' serve refunds/partial-refund --stdio --time-scale 0.001 --out '${served}'`,
+          `node '${FAULTLINE_BIN}' serve refunds/partial-refund --stdio --time-scale 0.001 --out '${served}'`,
           '--out',
           out,
         ],

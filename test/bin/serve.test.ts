@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults, type RunResult } from '../../reports/results.js';
 import type { Trajectory } from '../../scenarios/trajectory.js';
-import { faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
+import { FAULTLINE_BIN, faultlineInProcess, ROOT, tempDir, type Ran } from '../support/cli.js';
 
-const FAULTLINE = join(ROOT, 'bin/faultline.js');
 const CLIENT = join(ROOT, 'test/fixtures/mcp-client.js');
 /** Small, so a fault's delays take milliseconds of wall time (a 90 s rate limit: 90 ms). */
 const SCALE = '0.001';
@@ -40,7 +39,7 @@ async function serveHttp(args: readonly string[]): Promise<{
   ended: Promise<Ran>;
   kill: (signal: NodeJS.Signals) => void;
 }> {
-  const child = spawn(process.execPath, [FAULTLINE, 'serve', ...args, '--port', '0'], {
+  const child = spawn(process.execPath, [FAULTLINE_BIN, 'serve', ...args, '--port', '0'], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1' },
   });
@@ -130,7 +129,7 @@ describe('faultline serve over stdio: a stock MCP client in a child process', ()
         '--twice',
         '--',
         process.execPath,
-        FAULTLINE,
+        FAULTLINE_BIN,
         'serve',
         'refunds/partial-refund',
         '--stdio',

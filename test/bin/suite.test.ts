@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCase, suiteCases } from '../../bin/suite.js';
 import { readResults, type RunResult } from '../../reports/results.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
-import { faultlineInProcess, tempDir, ROOT } from '../support/cli.js';
+import { FAULTLINE_BIN, faultlineInProcess, tempDir, ROOT } from '../support/cli.js';
 
 /** A small suite with faults, crashes and trials: refunds only, two trials each. */
 const SUITE = ['run', 'refunds/*', '--trials', '2'];
@@ -94,7 +94,7 @@ describe('faultline run killed mid-suite and resumed', () => {
       (await faultlineInProcess(['run', 'refunds/full-refund', '--out', dir], SLOW)).status,
     ).toBe(0);
     const previous = readFileSync(join(dir, 'results.jsonl'), 'utf8');
-    const child = spawn(process.execPath, ['bin/faultline.js', ...SUITE, '--out', dir], {
+    const child = spawn(process.execPath, [FAULTLINE_BIN, ...SUITE, '--out', dir], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1' },
     });

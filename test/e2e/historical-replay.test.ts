@@ -1,9 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
-import { faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
-
-const FAULTLINE = join(ROOT, 'bin/faultline.js');
+import { FAULTLINE_BIN, faultlineInProcess, tempDir } from '../support/cli.js';
 
 /** Three library scenarios, one of them losing the refund's acknowledgement on the live side. */
 const SESSIONS = [
@@ -32,7 +30,7 @@ describe('from live sessions to the historical-replay gate', () => {
           '--agent',
           'reference',
           '--server',
-          `node '${FAULTLINE}' serve ${scenario} --stdio --plan ${plan} --time-scale 0.01 --out '${served}'`,
+          `node '${FAULTLINE_BIN}' serve ${scenario} --stdio --plan ${plan} --time-scale 0.01 --out '${served}'`,
           '--time-scale',
           '0.01',
           '--live-plan',

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
+import { FAULTLINE_BIN, faultlineInProcess, tempDir } from '../support/cli.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,7 +21,7 @@ describe('shadowing a live stdio server', () => {
     const out = tempDir('live-e2e-out');
     const served = tempDir('live-e2e-served');
     dirs.push(out, served);
-    const server = `${process.execPath} ${join(ROOT, 'bin/faultline.js')} serve refunds/partial-refund --stdio --out ${served}`;
+    const server = `${process.execPath} ${FAULTLINE_BIN} serve refunds/partial-refund --stdio --out ${served}`;
     const ran = await faultlineInProcess([
       'run',
       'refunds/partial-refund',

@@ -3,9 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette, type RecordingIndex, type ToolInteraction } from '../../recordings/index.js';
 import { readResults } from '../../reports/results.js';
-import { faultlineInProcess, ROOT, tempDir } from '../support/cli.js';
-
-const FAULTLINE = join(ROOT, 'bin/faultline.js');
+import { FAULTLINE_BIN, faultlineInProcess, tempDir } from '../support/cli.js';
 
 describe('faultline record: the reference against a live faultline serve that loses an acknowledgement', () => {
   it(
@@ -23,7 +21,7 @@ describe('faultline record: the reference against a live faultline serve that lo
         '--agent',
         'reference',
         '--server',
-        `node '${FAULTLINE}' serve refunds/partial-refund --stdio --plan refund-ack-lost --time-scale 0.01 --out '${served}'`,
+        `node '${FAULTLINE_BIN}' serve refunds/partial-refund --stdio --plan refund-ack-lost --time-scale 0.01 --out '${served}'`,
         '--time-scale',
         '0.01',
         '--live-plan',

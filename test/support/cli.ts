@@ -6,9 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { main } from '../../bin/cli.js';
 import type { Io } from '../../bin/io.js';
+import { builtPackage } from './built-package.js';
 
 /** The repository root: where the real command runs from, so relative paths in tests resolve. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The command a test spawns: the test run's built package's `bin/faultline.js` (see
+ * built-package.ts), which runs the sources as built at the start of the run on plain Node, as
+ * an installed package does, rather than through tsx (about five times the CPU per start). A
+ * test whose point is the checkout's own entry spawns `join(ROOT, 'bin/faultline.js')` instead.
+ */
+export const FAULTLINE_BIN = join(builtPackage(), 'bin', 'faultline.js');
 
 /** What a run of the command left: its exit status and everything it printed. */
 export interface Ran {
@@ -27,15 +36,15 @@ export interface FaultlineOptions {
 }
 
 /**
- * Runs the real command (`node bin/faultline.js …`) and waits for it, colourless, from the
- * repository root.
+ * Runs the real command (`node bin/faultline.js …` of the built package, {@link FAULTLINE_BIN})
+ * and waits for it, colourless, from the repository root.
  *
  * @example
  * const ran = faultline(['list', '--json']);
  * expect(ran.status, ran.stderr).toBe(0);
  */
 export function faultline(args: readonly string[], options: FaultlineOptions = {}): Ran {
-  const child = spawnSync(process.execPath, [join(ROOT, 'bin/faultline.js'), ...args], {
+  const child = spawnSync(process.execPath, [FAULTLINE_BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     encoding: 'utf8',

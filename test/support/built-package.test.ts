@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AGENT_PROCESS_ENV } from '../../scenarios/child/agent-process-env.js';
+import { builtPackage, TEST_BUILT_PACKAGE } from './built-package.js';
+import { FAULTLINE_BIN, ROOT } from './cli.js';
+
+describe('the test run spawns the sources built once, laid out as the installed package', () => {
+  const dir = builtPackage();
+
+  it('is made by the global setup, outside the checkout', () => {
+    expect(process.env[TEST_BUILT_PACKAGE], 'the global setup made no package').toBeDefined();
+    expect(dir).not.toBe(ROOT);
+    expect(FAULTLINE_BIN).toBe(join(dir, 'bin', 'faultline.js'));
+    expect(process.env[AGENT_PROCESS_ENV]).toBe(
+      join(dir, 'dist', 'scenarios', 'child', 'agent-process.js'),
+    );
+  });
+
+  it('holds JavaScript only: nothing in it can go through tsx', () => {
+    const files = readdirSync(join(dir, 'dist'), { recursive: true, encoding: 'utf8' });
+    expect(files).toContain(join('bin', 'cli.js'));
+    expect(files).toContain(join('scenarios', 'child', 'agent-process.js'));
+    expect(files.filter((f) => /\.[cm]?tsx?$/.test(f))).toEqual([]);
+    expect(existsSync(join(dir, 'bin', 'cli.ts'))).toBe(false);
+  });
+
+  it('is built from the sources as they are', () => {
+    // A line of the source's code, found in its build: not the checkout's own (maybe stale) dist/.
+    const source = readFileSync(join(ROOT, 'scenarios/child/child-agent-host.ts'), 'utf8');
+    const built = readFileSync(join(dir, 'dist/scenarios/child/child-agent-host.js'), 'utf8');
+    expect(source).toContain('function childEntry(');
+    expect(built).toContain('function childEntry(');
+  });
+
+  it('runs as the command', () => {
+    const ran = spawnSync(process.execPath, [FAULTLINE_BIN, 'list', 'refunds/*'], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toContain('refunds/partial-refund');
+    expect(ran.status).toBe(0);
+  });
+});

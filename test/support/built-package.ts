@@ -1,0 +1,112 @@
+import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as TypeScript from 'typescript';
+import { AGENT_PROCESS_ENV } from '../../scenarios/child/agent-process-env.js';
+import { TEST_TEMP_ROOT } from './temp-root.js';
+
+/** The variable naming the test run's built package once the global setup has made it. */
+export const TEST_BUILT_PACKAGE = 'FAULTLINE_TEST_BUILT_PACKAGE' as const;
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What the package ships or needs beside dist/ and bin/faultline.js, linked from the checkout. */
+const LINKED = ['prompts', 'scenarios/worlds/tau-retail/data', 'node_modules'] as const;
+
+/**
+ * Builds the checkout's sources into `out`, laid out as the installed package is: `dist/` as
+ * `tsc -p tsconfig.build.json` writes it (JavaScript only: no type check, no declarations, no
+ * source maps), `bin/faultline.js`, `package.json`, and links to the folders the package ships
+ * (`prompts`, the tau-retail data) and to `node_modules`. With no `bin/cli.ts` beside it, its
+ * `bin/faultline.js` runs `dist/` on plain Node, as an installed package does.
+ *
+ * Why: a command spawned from the checkout runs the TypeScript sources through tsx, about
+ * 3.5 CPU-seconds per start against about 0.65 for the built JavaScript; the suite spawns a few
+ * dozen commands and child-process agents. One build per run (TypeScript's own emit of the
+ * build's files, unchecked and unresolved, which the sources allow: `isolatedModules` and
+ * `verbatimModuleSyntax`) costs about two of those starts, and is of the sources as they are
+ * when the run starts. The
+ * checkout's own `dist/` is never used: it may be stale, and the package test rebuilds it.
+ *
+ * @example
+ * ```ts
+ * buildPackage(join(tmpdir(), 'faultline-built'));
+ * ```
+ */
+export function buildPackage(out: string): void {
+  // Loaded here, not at the top: every test file that spawns the command imports this module.
+  // Required natively: through vitest's module runner it cost more.
+  const ts = createRequire(import.meta.url)('typescript') as typeof TypeScript;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(REPO, 'tsconfig.build.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
+  if (!config) throw new Error('tsconfig.build.json could not be read');
+  const options: TypeScript.CompilerOptions = {
+    ...config.options,
+    // Emit only: no type check (npm test's tsc --noEmit does it), and so nothing to resolve or
+    // read beyond the sources themselves (the emit of isolated modules needs no other file).
+    noCheck: true,
+    noResolve: true,
+    noLib: true,
+    types: [],
+    declaration: false,
+    sourceMap: false,
+    inlineSources: false,
+    noEmit: false,
+    outDir: join(out, 'dist'),
+  };
+  const sources = config.fileNames.filter((file) => !file.endsWith('.d.ts'));
+  const { diagnostics } = ts.createProgram(sources, options).emit();
+  if (diagnostics.length > 0)
+    throw new Error(
+      `the test run's build failed:\n${ts.formatDiagnostics(diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => REPO,
+        getNewLine: () => '\n',
+      })}`,
+    );
+  mkdirSync(join(out, 'bin'), { recursive: true });
+  copyFileSync(join(REPO, 'bin', 'faultline.js'), join(out, 'bin', 'faultline.js'));
+  copyFileSync(join(REPO, 'package.json'), join(out, 'package.json'));
+  for (const path of LINKED) {
+    mkdirSync(dirname(join(out, path)), { recursive: true });
+    symlinkSync(join(REPO, path), join(out, path), 'dir');
+  }
+}
+
+/**
+ * The test run's built package (see {@link buildPackage}), or the checkout itself when no global
+ * setup made one (a file run by hand outside vitest's config).
+ */
+export function builtPackage(): string {
+  return process.env[TEST_BUILT_PACKAGE] ?? REPO;
+}
+
+/**
+ * Vitest's global setup, after the temporary root's: builds the package once per run into that
+ * root, names it in {@link TEST_BUILT_PACKAGE} (the workers and what they spawn inherit it), and
+ * points the child-process crash mode of commands run in the workers at its agent-process.js
+ * ({@link AGENT_PROCESS_ENV}). A second project's setup finds the variable set and builds
+ * nothing. The temporary root's teardown removes the build; this one's unsets the variables.
+ */
+export function setup(): (() => void) | undefined {
+  if (process.env[TEST_BUILT_PACKAGE] !== undefined) return undefined;
+  const root = process.env[TEST_TEMP_ROOT];
+  if (root === undefined) throw new Error("the temporary root's global setup must run first");
+  const out = join(root, 'faultline-built-package');
+  buildPackage(out);
+  process.env[TEST_BUILT_PACKAGE] = out;
+  process.env[AGENT_PROCESS_ENV] = join(out, 'dist', 'scenarios', 'child', 'agent-process.js');
+  return () => {
+    delete process.env.FAULTLINE_TEST_BUILT_PACKAGE;
+    delete process.env.FAULTLINE_AGENT_PROCESS;
+  };
+}
