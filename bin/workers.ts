@@ -1,8 +1,10 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { JudgedPlan } from '../explore/explore.js';
 import type { FaultPlan } from '../faults/catalog.js';
 import { ModelReplayMissError, type ModelReplayMissData } from '../recordings/replay-model.js';
+import { builtDistEntry } from '../scenarios/built-dist.js';
 import type { RunResult } from '../reports/results.js';
 import type { AgentSource } from './agent-source.js';
 import type { SuiteOptions } from './suite.js';
@@ -39,11 +41,28 @@ export type WorkerReply =
   /** Loaded and waiting; `thread`: its OS thread id where the system tells it (Linux), for CPU accounting. */
   | { kind: 'idle'; thread?: number };
 
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
 /**
  * Run from the sources, a worker needs tsx before it can load worker-main.ts (worker.js registers
  * it); the built package's worker-main.js runs on plain Node.
  */
-const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? './worker.js' : './worker-main.js';
+const WORKER_ENTRY = FROM_SOURCES ? './worker.js' : './worker-main.js';
+
+/**
+ * The script a job's threads run: this copy's worker, or, run from the sources for a job that
+ * loads nothing of the user's (a zoo agent, no scenario file), the build `FAULTLINE_BUILT_DIST`
+ * names (see {@link builtDistEntry}): a thread then loads plain JavaScript instead of every
+ * source through tsx's loader. A user's module imports the sources in a checkout, and a build
+ * beside them would load the harness twice.
+ */
+export function workerEntry(job: WorkerJob): URL {
+  const agent = job.kind === 'suite' ? job.suite.agentSource : job.agent;
+  const files = job.kind === 'suite' ? job.suite.scenarioFiles : job.scenarioFiles;
+  const own = (agent === undefined || agent.kind === 'zoo') && files.length === 0;
+  const built = own ? builtDistEntry(FROM_SOURCES, 'bin/worker-main.js') : undefined;
+  return built === undefined ? new URL(WORKER_ENTRY, import.meta.url) : pathToFileURL(built);
+}
 
 /**
  * One worker thread and the tasks it has in hand: the one it works on and those queued behind
@@ -128,7 +147,7 @@ export class WorkerPool {
     this.inHand = Math.max(1, options.inHand ?? 1);
     this.slots = Array.from(
       { length: Math.max(1, n) },
-      () => new Slot(new Worker(new URL(WORKER_ENTRY, import.meta.url), { workerData: job })),
+      () => new Slot(new Worker(workerEntry(job), { workerData: job })),
     );
     for (const slot of this.slots)
       slot.ready.then(

@@ -12,7 +12,7 @@ import { ReferenceAgent } from '../agents/reference.js';
 import type { Trajectory } from '../trajectory.js';
 import type { RunClock } from '../run-clock.js';
 import type { World } from '../world/world.js';
-import { AGENT_PROCESS_ENV } from './agent-process-env.js';
+import { builtDistEntry } from '../built-dist.js';
 import type { ChildAgentSpec, ChildRunSpec } from './protocol.js';
 import { ChildSession, type SessionHost, type SessionTrial } from './child-session.js';
 import { connectWorldOverStreams } from './serve-over-streams.js';
@@ -128,13 +128,14 @@ const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 /**
  * The script a child runs: this copy's agent-process, or, for the reference agent run from the
- * sources, the build {@link AGENT_PROCESS_ENV} names. A child that imports an agent module keeps
+ * sources, the build `FAULTLINE_BUILT_DIST` names (see `builtDistEntry`). A child that imports an agent module keeps
  * the sources: in a checkout that module imports them (`../index.js`), and a build beside them
  * would load the harness twice, costing more than tsx alone.
  */
 function childEntry(spec: ChildAgentSpec): string {
-  const built = FROM_SOURCES && !('module' in spec) ? process.env[AGENT_PROCESS_ENV] : undefined;
-  if (built !== undefined && built !== '') return built;
+  const built =
+    'module' in spec ? undefined : builtDistEntry(FROM_SOURCES, 'scenarios/child/agent-process.js');
+  if (built !== undefined) return built;
   return fileURLToPath(
     new URL(FROM_SOURCES ? './agent-process.ts' : './agent-process.js', import.meta.url),
   );

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_PROCESS_ENV } from '../../scenarios/child/agent-process-env.js';
+import { pathToFileURL } from 'node:url';
+import { workerEntry } from '../../bin/workers.js';
+import { BUILT_DIST_ENV } from '../../scenarios/built-dist.js';
 import { builtPackage, TEST_BUILT_PACKAGE } from './built-package.js';
 import { FAULTLINE_BIN, ROOT } from './cli.js';
 
@@ -13,9 +15,31 @@ describe('the test run spawns the sources built once, laid out as the installed 
     expect(process.env[TEST_BUILT_PACKAGE], 'the global setup made no package').toBeDefined();
     expect(dir).not.toBe(ROOT);
     expect(FAULTLINE_BIN).toBe(join(dir, 'bin', 'faultline.js'));
-    expect(process.env[AGENT_PROCESS_ENV]).toBe(
-      join(dir, 'dist', 'scenarios', 'child', 'agent-process.js'),
-    );
+    expect(process.env[BUILT_DIST_ENV]).toBe(join(dir, 'dist'));
+  });
+
+  it("starts --workers threads from it when the job loads nothing of the user's", () => {
+    const explore = { kind: 'explore', outDir: dir } as const;
+    expect(
+      workerEntry({ ...explore, agent: { kind: 'zoo', name: 'reference' }, scenarioFiles: [] })
+        .href,
+    ).toBe(pathToFileURL(join(dir, 'dist', 'bin', 'worker-main.js')).href);
+    // An agent module or a scenario file imports the sources: its threads keep them.
+    const sources = new URL('../../bin/worker.js', import.meta.url).href;
+    expect(
+      workerEntry({
+        ...explore,
+        agent: { kind: 'module', module: '/x/agent.ts' },
+        scenarioFiles: [],
+      }).href,
+    ).toBe(sources);
+    expect(
+      workerEntry({
+        ...explore,
+        agent: { kind: 'zoo', name: 'reference' },
+        scenarioFiles: ['/x/s.ts'],
+      }).href,
+    ).toBe(sources);
   });
 
   it('holds JavaScript only: nothing in it can go through tsx', () => {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as TypeScript from 'typescript';
-import { AGENT_PROCESS_ENV } from '../../scenarios/child/agent-process-env.js';
+import { BUILT_DIST_ENV } from '../../scenarios/built-dist.js';
 import { TEST_TEMP_ROOT } from './temp-root.js';
 
 /** The variable naming the test run's built package once the global setup has made it. */
@@ -93,8 +93,8 @@ export function builtPackage(): string {
 /**
  * Vitest's global setup, after the temporary root's: builds the package once per run into that
  * root, names it in {@link TEST_BUILT_PACKAGE} (the workers and what they spawn inherit it), and
- * points the child-process crash mode of commands run in the workers at its agent-process.js
- * ({@link AGENT_PROCESS_ENV}). A second project's setup finds the variable set and builds
+ * names its dist/ in {@link BUILT_DIST_ENV}: the child-process crash mode and the `--workers`
+ * threads of commands run in vitest's workers start its JavaScript instead of the sources. A second project's setup finds the variable set and builds
  * nothing. The temporary root's teardown removes the build; this one's unsets the variables.
  */
 export function setup(): (() => void) | undefined {
@@ -104,9 +104,9 @@ export function setup(): (() => void) | undefined {
   const out = join(root, 'faultline-built-package');
   buildPackage(out);
   process.env[TEST_BUILT_PACKAGE] = out;
-  process.env[AGENT_PROCESS_ENV] = join(out, 'dist', 'scenarios', 'child', 'agent-process.js');
+  process.env[BUILT_DIST_ENV] = join(out, 'dist');
   return () => {
     delete process.env.FAULTLINE_TEST_BUILT_PACKAGE;
-    delete process.env.FAULTLINE_AGENT_PROCESS;
+    delete process.env.FAULTLINE_BUILT_DIST;
   };
 }
