@@ -223,27 +223,32 @@ describe('a fresh run over a previous set', () => {
   }, 120_000);
 });
 
+/** The definition of a reference-agent set of the whole library, regressions in `out`. */
+function setDefinition(out: string) {
+  return {
+    agent: 'reference',
+    agentModule: null,
+    agentVersion: null,
+    mode: null,
+    faults: 'all',
+    plan: null,
+    trials: 1,
+    seed: null,
+    globs: [],
+    shard: null,
+    scenarios: [],
+    regressions: join(out, 'regressions'),
+    model: null,
+    promptHash: null,
+    temperature: null,
+    modelSeed: null,
+  };
+}
+
 describe('a commit a kill interrupted', () => {
   it('is finished by the next writer: the new set whole, its trajectories in place, the old ones gone', () => {
     const out = tempDir('commit');
-    const definition = {
-      agent: 'reference',
-      agentModule: null,
-      agentVersion: null,
-      mode: null,
-      faults: 'all',
-      plan: null,
-      trials: 1,
-      seed: null,
-      globs: [],
-      shard: null,
-      scenarios: [],
-      regressions: join(out, 'regressions'),
-      model: null,
-      promptHash: null,
-      temperature: null,
-      modelSeed: null,
-    };
+    const definition = setDefinition(out);
     const old = record('refunds/partial-refund');
     const lock = FolderLock.take(out, 'run');
     try {
@@ -275,74 +280,50 @@ describe('a commit a kill interrupted', () => {
 });
 
 describe('a commit into a folder with no set yet', () => {
-  const definition = (out: string) => ({
-    agent: 'reference',
-    agentModule: null,
-    agentVersion: null,
-    mode: null,
-    faults: 'all',
-    plan: null,
-    trials: 1,
-    seed: null,
-    globs: [],
-    shard: null,
-    scenarios: [],
-    regressions: join(out, 'regressions'),
-    model: null,
-    promptHash: null,
-    temperature: null,
-    modelSeed: null,
-  });
-
-  it('moves the stores with their own -wal files, and leaves what a killed writer left behind', () => {
+  /**
+   * Commits, into a fresh folder, a set of one run whose pending stores/ holds `stores` (name →
+   * content); returns the folder.
+   */
+  function commitWithStores(stores: Record<string, string>): { out: string; trajectory: string } {
     const out = tempDir('fresh-commit');
     const lock = FolderLock.take(out, 'run');
     try {
       const now = record('refunds/full-refund');
-      const pending = openPendingSet(out, definition(out), false);
+      const pending = openPendingSet(out, setDefinition(out), false);
       writeTrajectory(pending.dir, now.trajectoryFile);
       mkdirSync(join(pending.dir, 'stores'));
-      writeFileSync(join(pending.dir, 'stores', 'a.db'), 'a');
-      writeFileSync(join(pending.dir, 'stores', 'a.db-wal'), 'w');
-      writeFileSync(join(pending.dir, 'stores', 'b.db'), 'b');
-      // A store file's temporary twin, from a writer killed mid-write, and a stray -wal.
-      writeFileSync(join(pending.dir, 'stores', 'c.db.123.tmp'), 'half');
-      writeFileSync(join(pending.dir, 'stores', 'd.db-wal'), 'stray');
+      for (const [name, content] of Object.entries(stores))
+        writeFileSync(join(pending.dir, 'stores', name), content);
       const writer = new ResultsWriter(pending.dir, { fresh: false });
       writer.appendRecord(now);
       writer.close();
-
       commitPendingSet(out);
-
-      expect(readdirSync(join(out, 'stores')).sort()).toEqual(['a.db', 'a.db-wal', 'b.db']);
-      expect(readdirSync(join(out, 'trajectories'))).toEqual([now.trajectoryFile.split('/')[1]]);
-      expect(existsSync(join(out, '.pending'))).toBe(false);
+      return { out, trajectory: now.trajectoryFile.split('/')[1]! };
     } finally {
       lock.release();
     }
+  }
+
+  it('moves the stores with their own -wal files, and leaves what a killed writer left behind', () => {
+    const { out, trajectory } = commitWithStores({
+      'a.db': 'a',
+      'a.db-wal': 'w',
+      'b.db': 'b',
+      // A store file's temporary twin, from a writer killed mid-write, and a stray -wal.
+      'c.db.123.tmp': 'half',
+      'd.db-wal': 'stray',
+    });
+
+    expect(readdirSync(join(out, 'stores')).sort()).toEqual(['a.db', 'a.db-wal', 'b.db']);
+    expect(readdirSync(join(out, 'trajectories'))).toEqual([trajectory]);
+    expect(existsSync(join(out, '.pending'))).toBe(false);
   });
 
   it('moves a folder of nothing but stores whole', () => {
-    const out = tempDir('fresh-commit');
-    const lock = FolderLock.take(out, 'run');
-    try {
-      const now = record('refunds/full-refund');
-      const pending = openPendingSet(out, definition(out), false);
-      writeTrajectory(pending.dir, now.trajectoryFile);
-      mkdirSync(join(pending.dir, 'stores'));
-      writeFileSync(join(pending.dir, 'stores', 'a.db'), 'a');
-      writeFileSync(join(pending.dir, 'stores', 'a.db-shm'), 's');
-      const writer = new ResultsWriter(pending.dir, { fresh: false });
-      writer.appendRecord(now);
-      writer.close();
+    const { out } = commitWithStores({ 'a.db': 'a', 'a.db-shm': 's' });
 
-      commitPendingSet(out);
-
-      expect(readdirSync(join(out, 'stores')).sort()).toEqual(['a.db', 'a.db-shm']);
-      expect(readFileSync(join(out, 'stores', 'a.db'), 'utf8')).toBe('a');
-    } finally {
-      lock.release();
-    }
+    expect(readdirSync(join(out, 'stores')).sort()).toEqual(['a.db', 'a.db-shm']);
+    expect(readFileSync(join(out, 'stores', 'a.db'), 'utf8')).toBe('a');
   });
 });
 
