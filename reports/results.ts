@@ -292,14 +292,13 @@ export function repairResults(dir: string): RunResult[] {
  * Writes through a temp file and a rename, so a reader (or a process killed mid-write) never
  * leaves half a file. `sync: false` skips syncing the content to disk before the rename: the
  * file is still whole or absent after a killed process, but a power loss can leave it empty.
- * `folderMade: true` says the file's folder exists (the caller made it), sparing a `mkdir`.
  */
 export function writeFileAtomic(
   path: string,
   content: string,
-  options: { sync?: boolean; folderMade?: boolean } = {},
+  options: { sync?: boolean } = {},
 ): void {
-  if (options.folderMade !== true) mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   const fd = openSync(temp, 'w');
   try {

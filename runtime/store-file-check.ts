@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { withJournalMode } from './store.js';
 
 /*
  * Whether a run store file is whole, read without writing anything. `RunStore.open` is no such
@@ -51,10 +52,8 @@ export function storeFileProblem(path: string): string | undefined {
   try {
     if (wal) db = new Database(path, { readonly: true, fileMustExist: true });
     else {
-      // An image in memory cannot be read in WAL mode (no shared memory): its header's
-      // file-format bytes say rollback journal instead, as `RunStore.serialize` would give.
-      bytes.fill(1, 18, 20);
-      db = new Database(bytes, { readonly: true });
+      // An image in memory cannot be read in WAL mode (no shared memory).
+      db = new Database(withJournalMode(bytes, 'rollback'), { readonly: true });
     }
     const check = db.pragma('quick_check', { simple: true }) as string;
     // One line: SQLite's report spans several (`*** in database main ***`, then the page).

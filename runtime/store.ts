@@ -225,10 +225,7 @@ export class RunStore {
    * to change journal mode (a write that waits behind the disk's queue on a busy machine).
    */
   serializeAsFile(): Buffer {
-    const image = this.db.serialize();
-    // The SQLite file format: bytes 18 and 19 (write and read versions) are 2 in WAL mode.
-    if (image.length >= 100) image.fill(2, 18, 20);
-    return image;
+    return withJournalMode(this.db.serialize(), 'wal');
   }
 
   get isOpen(): boolean {
@@ -726,6 +723,23 @@ function migrate(db: Database.Database, path: string): void {
     for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] ?? '');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   })();
+}
+
+/**
+ * `image` (a store's bytes, changed in place) with its header saying the journal mode a file
+ * of it opens in: SQLite's file-format bytes 18 and 19 (write and read versions) are 2 for WAL,
+ * 1 for a rollback journal. {@link RunStore.serialize} gives an image saying rollback journal;
+ * a WAL store file opens without its header being rewritten, and an image read in memory must
+ * say rollback journal (memory has no shared-memory index for WAL).
+ *
+ * @example
+ * ```ts
+ * writeFileSync('run.db', withJournalMode(Buffer.from(image), 'wal'));
+ * ```
+ */
+export function withJournalMode(image: Buffer, mode: 'wal' | 'rollback'): Buffer {
+  if (image.length >= 100) image.fill(mode === 'wal' ? 2 : 1, 18, 20);
+  return image;
 }
 
 function toEvent(r: Row): EventRecord {

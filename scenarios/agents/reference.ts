@@ -2,7 +2,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import type { Planner } from '../../runtime/planner.js';
 import { ReferenceRuntime } from '../../runtime/runtime.js';
 import type { Safeguards } from '../../runtime/safeguards.js';
-import { RunStore, type FileStoreOptions } from '../../runtime/store.js';
+import { RunStore, withJournalMode, type FileStoreOptions } from '../../runtime/store.js';
 import type { Planning } from '../../runtime/written-plan.js';
 import type { AgentOutcome, AgentRecords, AgentRun, AgentUnderTest } from '../agent.js';
 
@@ -137,7 +137,7 @@ export class ReferenceAgent implements AgentUnderTest {
     }
     for (const path of this.ended) {
       const image = this.images.get(path);
-      if (image) writeStoreFile(path, asFileImage(image));
+      if (image) writeStoreFile(path, withJournalMode(Buffer.from(image), 'wal'));
       this.images.delete(path);
     }
     this.ended.clear();
@@ -237,16 +237,6 @@ export class ReferenceAgent implements AgentUnderTest {
       if (this.open.delete(store)) this.release(store, run.storePath);
     }
   }
-}
-
-/**
- * An image {@link RunStore.serialize} took, as {@link RunStore.serializeAsFile} gives it: the
- * header's file-format bytes (18 and 19) saying WAL, so the file opens without a header write.
- */
-function asFileImage(image: Buffer): Buffer {
-  const file = Buffer.from(image);
-  if (file.length >= 100) file.fill(2, 18, 20);
-  return file;
 }
 
 /**
