@@ -1,7 +1,7 @@
+import type { AgentUnderTest } from '../scenarios/agent.js';
 import { availableParallelism } from 'node:os';
 import { ResultsWriter, type RunResult } from '../reports/results.js';
 import { ReferenceAgent } from '../scenarios/agents/reference.js';
-import type { ResolvedAgent } from './agent-source.js';
 import { FolderLock } from './folder-lock.js';
 import { dollars } from './model-cost.js';
 import { keptRunProblem } from './kept-runs.js';
@@ -88,11 +88,8 @@ function workerCount(workers: number | 'auto' | undefined, runs: number): number
  * agent's file there, if any, is its own to read). A run no case of the suite makes is passed,
  * to be refused as such.
  */
-async function keptRunCheck(
-  agent: ResolvedAgent,
-  cases: ReadonlyMap<string, SuiteCase>,
-): Promise<KeptRunCheck> {
-  const runStore = (await agent.create()) instanceof ReferenceAgent;
+function keptRunCheck(agent: AgentUnderTest, cases: ReadonlyMap<string, SuiteCase>): KeptRunCheck {
+  const runStore = agent instanceof ReferenceAgent;
   return (run, dir) => {
     const c = cases.get(run.id);
     if (c?.seed !== run.seed) return undefined;
@@ -104,7 +101,7 @@ async function keptRunCheck(
 export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): Promise<SuiteRun> {
   const selection = await suiteSelection(suite);
   const agent = await suiteAgent(suite);
-  await checkCases(selection.cases, agent, suite.model);
+  const checked = await checkCases(selection.cases, agent, suite.model);
   const cases = shardOf(selection.cases, options.shard);
   const lock = FolderLock.take(options.out, 'run');
   try {
@@ -113,7 +110,7 @@ export async function runSuite(suite: SuiteOptions, options: RunSuiteOptions): P
       options.out,
       setDefinition(suite, options.shard, agent),
       options.resume ?? false,
-      options.resume === true ? await keptRunCheck(agent, byId) : undefined,
+      options.resume === true ? keptRunCheck(checked, byId) : undefined,
     );
     for (const kept of pending.kept) {
       // Same options, yet another case list: the scenarios changed under the set.

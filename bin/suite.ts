@@ -1,3 +1,4 @@
+import type { AgentUnderTest } from '../scenarios/agent.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -334,13 +335,14 @@ export async function suiteSelection(
  * Refuses, before anything is written, a case that could only fail for a reason of its input:
  * a fault plan that cannot apply to its scenario as run (in `--mode`, with this agent). The
  * engine checks the same when a case starts, which is too late: earlier runs would be
- * stored and the suite stopped halfway.
+ * stored and the suite stopped halfway. Resolves with the agent instance it made to check them,
+ * for a caller that needs to know what the agent is (a resume's store check).
  */
 export async function checkCases(
   cases: readonly SuiteCase[],
   chosen: string | ResolvedAgent,
   model?: ModelSetup,
-): Promise<void> {
+): Promise<AgentUnderTest> {
   const agent = await (await agentFrom(chosen)).create();
   const worlds = new Map<string, World<unknown>>();
   for (const c of cases) {
@@ -351,6 +353,7 @@ export async function checkCases(
     if (c.faultPlan.faults.some((f) => f.kind === 'crash' && f.mode === 'child'))
       checkChildMode(c.faultPlan, agent, { model: model !== undefined });
   }
+  return agent;
 }
 
 /** `all` keeps everything, `none` the fault-free runs, a list of kinds the plans injecting any. */
