@@ -291,7 +291,7 @@ interface FrontOptions {
 async function recordFront(options: FrontOptions): Promise<RecordedSessionParts | undefined> {
   const { clock, io } = options;
   const recorder = new RecordingTransport(
-    liveTransport(options.target.live).transport,
+    (await liveTransport(options.target.live)).transport,
     options.log,
     {
       clock: () => clock.now(),

@@ -48,12 +48,16 @@ function loadedBy(
   return { status: ran.status, stderr: ran.stderr, urls };
 }
 
-/** What no start below needs: the AI SDK and its providers, fast-check, the HTTP server. */
+/**
+ * What no start below needs: the AI SDK and its providers, fast-check, the HTTP server, the
+ * client transports to a live server.
+ */
 const NOT_NEEDED: Readonly<Record<string, RegExp>> = {
   'the AI SDK': /\/node_modules\/ai\//,
   'its providers': /\/node_modules\/@ai-sdk\/(openai|anthropic|openai-compatible|gateway)\//,
   'fast-check': /\/node_modules\/fast-check\//,
   'the HTTP server': /\/node_modules\/(@hono\/node-server|hono)\/|\/server\/streamableHttp\.js$/,
+  "a live server's clients": /\/sdk\/dist\/esm\/client\/(streamableHttp|stdio)\.js$/,
 };
 
 function expectNoneOf(urls: readonly string[]): void {
