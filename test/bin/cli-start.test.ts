@@ -84,6 +84,10 @@ describe('a start of the command', () => {
     const { status, stderr, urls } = loadedBy('run', [
       'run',
       'refunds/full-refund',
+      'refunds/partial-refund',
+      // Two fault-free cases: enough for two threads, little else to pay for.
+      '--plan',
+      'none',
       '--workers',
       '2',
       '--out',
