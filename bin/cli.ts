@@ -2,17 +2,6 @@ import { printable } from '../reports/printable.js';
 import { UnknownReporterError } from '../reports/reporters.js';
 import { ResultsError } from '../reports/results.js';
 import { FaultlineError } from '../runtime/errors.js';
-import { COMPARE_HELP, compareCommand } from './commands/compare.js';
-import { EXPLORE_HELP, exploreCommand } from './commands/explore.js';
-import { LIST_HELP, listCommand } from './commands/list.js';
-import { MATRIX_HELP, matrixCommand } from './commands/matrix.js';
-import { MERGE_HELP, mergeCommand } from './commands/merge.js';
-import { PASSK_HELP, passkCommand } from './commands/passk.js';
-import { PROMOTE_HELP, promoteCommand } from './commands/promote.js';
-import { RECORD_HELP, recordCommand } from './commands/record.js';
-import { RUN_HELP, runCommand } from './commands/run.js';
-import { SERVE_HELP, serveCommand } from './commands/serve.js';
-import { SHOW_HELP, showCommand } from './commands/show.js';
 import { processIo, type Io } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -35,20 +24,24 @@ Commands:
 
 Run 'faultline <command> --help' for a command's options.`;
 
-const COMMANDS: Record<string, { help: string; run: (argv: string[], io: Io) => Promise<number> }> =
-  {
-    run: { help: RUN_HELP, run: runCommand },
-    list: { help: LIST_HELP, run: listCommand },
-    show: { help: SHOW_HELP, run: showCommand },
-    compare: { help: COMPARE_HELP, run: compareCommand },
-    promote: { help: PROMOTE_HELP, run: promoteCommand },
-    merge: { help: MERGE_HELP, run: mergeCommand },
-    matrix: { help: MATRIX_HELP, run: matrixCommand },
-    explore: { help: EXPLORE_HELP, run: exploreCommand },
-    serve: { help: SERVE_HELP, run: serveCommand },
-    record: { help: RECORD_HELP, run: recordCommand },
-    passk: { help: PASSK_HELP, run: passkCommand },
-  };
+type Command = (argv: string[], io: Io) => Promise<number>;
+
+// Each command's module is imported when that command runs: a start pays for what its command
+// uses, so `faultline list` loads neither the model stack, fast-check nor an HTTP server.
+// test/bin/cli-start.test.ts holds this for the built CLI.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  list: async () => (await import('./commands/list.js')).listCommand,
+  show: async () => (await import('./commands/show.js')).showCommand,
+  compare: async () => (await import('./commands/compare.js')).compareCommand,
+  promote: async () => (await import('./commands/promote.js')).promoteCommand,
+  merge: async () => (await import('./commands/merge.js')).mergeCommand,
+  matrix: async () => (await import('./commands/matrix.js')).matrixCommand,
+  explore: async () => (await import('./commands/explore.js')).exploreCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  record: async () => (await import('./commands/record.js')).recordCommand,
+  passk: async () => (await import('./commands/passk.js')).passkCommand,
+};
 
 /** Runs the command line; returns the exit code (0 ok, 1 failures found, 2 bad usage). */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -57,8 +50,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.out(HELP);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     io.err(`faultline: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
     return 2;
   }
@@ -68,7 +61,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return 2;
   };
   try {
-    return await command.run(negativesAsValues(rest), io);
+    const command = await load();
+    return await command(negativesAsValues(rest), io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       // One line: Node's parseArgs messages can run to several.

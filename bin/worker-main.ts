@@ -6,7 +6,6 @@ import { BUILT_IN_SCENARIOS } from '../scenarios/library/index.js';
 import { loadScenarioFile } from '../scenarios/load.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { resolveAgent } from './agent-source.js';
-import { planJudge } from './plan-judge.js';
 import { runCase, suiteAgent, suiteCases } from './suite.js';
 import type { PlanTask, WorkerJob, WorkerReply, WorkerTask } from './workers.js';
 
@@ -78,6 +77,9 @@ async function exploreHandler(
   const scenarios: Scenario[] = [...BUILT_IN_SCENARIOS];
   for (const file of exploreJob.scenarioFiles) scenarios.push(...(await loadScenarioFile(file)));
   const agent: ExploreAgent = await resolveAgent(exploreJob.agent);
+  // Exploration's judge (and with it fast-check) is imported by an exploring thread only: a
+  // thread of `run --workers` never needs it.
+  const { planJudge } = await import('./plan-judge.js');
   const judgeTask = planJudge(agent, exploreJob.outDir);
   return (task) => {
     if (task.kind !== 'plan') {

@@ -1,6 +1,6 @@
 import { REDACTED } from '../recordings/redact.js';
 import type { ModelSetup } from './model-setup.js';
-import { DEFAULT_KEY_ENV } from './providers.js';
+import { DEFAULT_KEY_ENV } from './provider-keys.js';
 
 /** Shorter values are not scrubbed: a key is long, and a short one would blank ordinary text. */
 const MIN_KEY_LENGTH = 8;

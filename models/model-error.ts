@@ -1,5 +1,4 @@
 import { APICallError, InvalidResponseDataError } from '@ai-sdk/provider';
-import { RetryError } from 'ai';
 import type { FailureClass } from '../runtime/failure-class.js';
 import { PlannerCallError } from '../runtime/planner-call-error.js';
 
@@ -32,7 +31,7 @@ export interface ModelFailure {
  * ```
  */
 export function classifyModelError(error: unknown, now: number = Date.now()): ModelFailure {
-  if (RetryError.isInstance(error) && error.lastError !== undefined)
+  if (isRetryError(error) && error.lastError !== undefined)
     return classifyModelError(error.lastError, now);
   const message = error instanceof Error ? error.message : String(error);
   if (APICallError.isInstance(error)) {
@@ -59,6 +58,22 @@ export function classifyModelError(error: unknown, now: number = Date.now()): Mo
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
     return { class: 'timeout', message };
   return { class: 'invalid_output', message };
+}
+
+const RETRY_ERROR_MARKER = Symbol.for('vercel.ai.error.AI_RetryError');
+
+/**
+ * The AI SDK's `RetryError`, told the way its own `RetryError.isInstance` tells it: by the
+ * marker symbol the SDK's errors carry (`Symbol.for('vercel.ai.error.AI_RetryError')`). Not
+ * through `ai` itself, which a run without a model never loads (about half a megabyte of
+ * JavaScript per start); test/models/model-error.test.ts holds the two to the same answer.
+ */
+export function isRetryError(error: unknown): error is Error & { lastError: unknown } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[RETRY_ERROR_MARKER] === true
+  );
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { generateText } from 'ai';
 import type { Planner, PlannerUsage } from '../runtime/planner.js';
 import type { WorkingContext } from '../runtime/working-context.js';
 import { FAULTLINE_METADATA, type FaultlineCallMetadata } from './meter.js';
@@ -52,6 +51,9 @@ export class ModelPlanner implements Planner {
 
   async propose(context: WorkingContext): Promise<{ proposal: unknown; usage: PlannerUsage }> {
     const settings = this.options.settings;
+    // The AI SDK is imported on first use: the zoo names this planner's agents, and a start that
+    // runs none of them should not load it (a run with a model has it loaded before it starts).
+    const { generateText } = await import('ai');
     let result: Awaited<ReturnType<typeof generateText>>;
     try {
       result = await generateText({

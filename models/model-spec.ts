@@ -1,5 +1,5 @@
 import type { ModelPrices, ModelSetup, PromptFile } from './model-setup.js';
-import { DEFAULT_KEY_ENV } from './providers.js';
+import { DEFAULT_KEY_ENV } from './provider-keys.js';
 
 /** The APIs a provider may speak. */
 export const MODEL_APIS = ['openai', 'anthropic', 'openai-compatible'] as const;

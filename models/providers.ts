@@ -3,12 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ModelSetup } from './model-setup.js';
-
-/** The environment variable each built-in provider reads its key from. */
-export const DEFAULT_KEY_ENV: Readonly<Record<string, string>> = {
-  openai: 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-};
+import { DEFAULT_KEY_ENV } from './provider-keys.js';
 
 /**
  * The provider's language model for a setup, through the AI SDK. The key is read from the

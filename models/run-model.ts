@@ -85,6 +85,18 @@ export function openRunModel(setup: ModelSetup, hooks: RunModelHooks): OpenedRun
 }
 
 /**
+ * `model` behind one more layer, outermost: the engine's spend cap (`SpendCap.middleware`) over
+ * the run's model, which is what the agent is given. Here, beside {@link openRunModel}, so that
+ * the AI SDK loads with the module a run with a model imports, and only then.
+ */
+export function wrapModel(
+  model: LanguageModelV3,
+  middleware: LanguageModelV3Middleware,
+): LanguageModelV3 {
+  return wrapLanguageModel({ model, middleware });
+}
+
+/**
  * The provider's part of a call (below the faults, which may wait on the run's clock): the
  * clock is held, the call runs on real time (an agent's virtual timers would otherwise hold
  * the HTTP stack's timeouts to a clock that cannot move), and its wall-clock latency goes to

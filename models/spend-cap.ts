@@ -1,5 +1,4 @@
-import type { LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provider';
-import { wrapLanguageModel } from 'ai';
+import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
 
 /** The error a model call gets once the run's spend has passed its cost budget. */
 export class SpendCapError extends Error {
@@ -39,11 +38,6 @@ export class SpendCap {
       this.reason = `stopped by faultline: the model spend $${this.spent.toFixed(4)} passed the contract's cost budget of $${String(this.budgetUsd)}`;
       this.onStop(this.reason);
     }
-  }
-
-  /** `model` behind {@link middleware}: what the agent is given. */
-  wrap(model: LanguageModelV3): LanguageModelV3 {
-    return wrapLanguageModel({ model, middleware: this.middleware() });
   }
 
   /** A model layer (outside the meter) that refuses every call once the run is stopped. */

@@ -8,7 +8,7 @@ import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { modelFaultsMiddleware } from '../faults/model-faults.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
 import type { ModelSetup } from '../models/model-setup.js';
-import { openRunModel, type ModelSwitch } from '../models/run-model.js';
+import type { ModelSwitch } from '../models/run-model.js';
 import { SpendCap } from '../models/spend-cap.js';
 import { scrubKey } from '../models/key-scrub.js';
 import { InvalidInputError } from '../runtime/errors.js';
@@ -299,6 +299,11 @@ async function runTrialIn(
   { started, plan, trial, seed, runId, clock }: TrialSettings,
 ): Promise<TrialResult> {
   const { scenario } = options;
+  // The model stack (the AI SDK, its providers, cassettes, the meter) is imported only by a run
+  // with a model, and here, before anything of the run is scheduled: a first import reads files,
+  // and the virtual clock must not see that wait as the run gone idle.
+  const modelStack =
+    options.model === undefined ? undefined : await import('../models/run-model.js');
   validateFaultPlan(scenario, plan, world);
   let agent = await options.agent();
   // Decided before the run, from the plan and what the agent exposes: never fired, never judged.
@@ -378,23 +383,27 @@ async function runTrialIn(
   const spendCap = new SpendCap(scenario.contract.budgets.costUsd, (reason) => {
     deadline.abort(new Error(reason));
   });
-  const runModel = options.model
-    ? openRunModel(options.model, {
-        runId,
-        now: () => clock.now(),
-        sequence: () => clock.sequence(),
-        hold: () => clock.hold(),
-        incarnation: () => log.incarnation ?? 0,
-        ...(injector.modelFaultsAtModel
-          ? { faults: (models: ModelSwitch) => modelFaultsMiddleware(injector, models) }
-          : {}),
-        onCall: (call) => {
-          modelCalls.push(call);
-          spendCap.add(call.costUsd);
-        },
-      })
-    : undefined;
-  const agentModel = runModel ? spendCap.wrap(runModel.model) : undefined;
+  const runModel =
+    options.model && modelStack
+      ? modelStack.openRunModel(options.model, {
+          runId,
+          now: () => clock.now(),
+          sequence: () => clock.sequence(),
+          hold: () => clock.hold(),
+          incarnation: () => log.incarnation ?? 0,
+          ...(injector.modelFaultsAtModel
+            ? { faults: (models: ModelSwitch) => modelFaultsMiddleware(injector, models) }
+            : {}),
+          onCall: (call) => {
+            modelCalls.push(call);
+            spendCap.add(call.costUsd);
+          },
+        })
+      : undefined;
+  const agentModel =
+    runModel && modelStack
+      ? modelStack.wrapModel(runModel.model, spendCap.middleware())
+      : undefined;
   const scripted = new ScriptedOperator(scenario.operator, world, clock, scenario.contract);
   const operator = injector.operator(scripted);
   // Approvals as tools, for agents without the operator channel: the same operator, faults and all.

@@ -3,7 +3,6 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   createCassette,
   type CassetteSession,
@@ -292,16 +291,19 @@ interface FrontOptions {
 async function recordFront(options: FrontOptions): Promise<RecordedSessionParts | undefined> {
   const { clock, io } = options;
   const recorder = new RecordingTransport(
-    liveTransport(options.target.live).transport,
+    (await liveTransport(options.target.live)).transport,
     options.log,
     {
       clock: () => clock.now(),
     },
   );
   const stdin = process.stdin;
+  // The HTTP server (the SDK's streamable HTTP transport, over Hono) loads only without --stdio.
   const frontTransport = options.stdio
     ? new StdioServerTransport(stdin, process.stdout)
-    : new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+    : new (
+        await import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+      ).StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
   const proxy = new RecordingProxy(frontTransport, recorder);
   try {
     await proxy.start();

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { NO_FAULTS, type FaultPlan } from '../../faults/catalog.js';
 import { formatDuration } from '../../reports/duration.js';
 import { runPassed } from '../../reports/graded.js';
@@ -167,6 +166,9 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       };
       say(`${heading}\nfaultline serve: serving MCP on stdio`);
     } else {
+      // The HTTP server (the SDK's streamable HTTP transport, over Hono) loads only here.
+      const { StreamableHTTPServerTransport } =
+        await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
       });

@@ -1,8 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -262,7 +260,7 @@ export function heldResult(n: number): CallToolResult {
  * ```
  */
 export async function openLiveWorld(options: LiveWorldOptions): Promise<LiveWorld> {
-  const { transport, label } = liveTransport(options.target);
+  const { transport, label } = await liveTransport(options.target);
   const client = new Client(options.clientInfo ?? { name: 'faultline-live', version: '0.1.0' }, {
     jsonSchemaValidator: sharedSchemaValidators,
   });
@@ -289,8 +287,14 @@ export async function openLiveWorld(options: LiveWorldOptions): Promise<LiveWorl
   }
 }
 
-/** How a target is reached, and how it is named in messages (never with its headers). */
-export function liveTransport(target: LiveTarget): { transport: Transport; label: string } {
+/**
+ * How a target is reached, and how it is named in messages (never with its headers). The
+ * client transports (HTTP with its OAuth and event-stream modules; stdio with cross-spawn) are
+ * imported here, by a live run or a recording only, not at every start of the command.
+ */
+export async function liveTransport(
+  target: LiveTarget,
+): Promise<{ transport: Transport; label: string }> {
   if ('url' in target) {
     let url: URL;
     try {
@@ -298,6 +302,8 @@ export function liveTransport(target: LiveTarget): { transport: Transport; label
     } catch (error) {
       throw new LiveWorldError(target.url, 'not a URL', { cause: error });
     }
+    const { StreamableHTTPClientTransport } =
+      await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     return {
       transport: new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { ...target.headers } },
@@ -305,6 +311,7 @@ export function liveTransport(target: LiveTarget): { transport: Transport; label
       label: `${url.origin}${url.pathname}`,
     };
   }
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   const transport = new StdioClientTransport({

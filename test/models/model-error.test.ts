@@ -1,8 +1,9 @@
-import { generateText } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
+import { generateText, NoOutputGeneratedError, RetryError } from 'ai';
 import { delay, http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { classifyModelError, toPlannerCallError } from '../../models/model-error.js';
+import { classifyModelError, isRetryError, toPlannerCallError } from '../../models/model-error.js';
 import type { ModelSetup } from '../../models/model-setup.js';
 import { openProviderModel } from '../../models/providers.js';
 import { PlannerCallError } from '../../runtime/planner-call-error.js';
@@ -209,6 +210,32 @@ describe('classifyModelError, beyond one HTTP reply', () => {
 
     expect(calls).toBe(2);
     expect(classifyModelError(error)).toMatchObject({ class: 'rate_limited', retryAfterMs: 1 });
+  });
+
+  it("tells the SDK's RetryError without importing the SDK, as RetryError.isInstance does", () => {
+    const last = new APICallError({
+      message: 'slow down',
+      url: 'http://x',
+      requestBodyValues: {},
+      statusCode: 429,
+    });
+    const retry = new RetryError({
+      message: 'gave up',
+      reason: 'maxRetriesExceeded',
+      errors: [last],
+    });
+    const others: unknown[] = [
+      last,
+      new NoOutputGeneratedError(),
+      new Error('AI_RetryError'),
+      null,
+      'x',
+      {},
+    ];
+
+    expect(isRetryError(retry)).toBe(RetryError.isInstance(retry));
+    expect(isRetryError(retry)).toBe(true);
+    for (const other of others) expect(isRetryError(other)).toBe(RetryError.isInstance(other));
   });
 
   it('a reply that is not the structured output asked for is invalid_output', async () => {
