@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
 import { FaultlineError } from './errors.js';
 import { assertTransition, holdsStopReason, type WorkflowState } from './states.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './store-schema.js';
+import { isFrozenParsed } from './validate.js';
 import type {
   WrittenPlan,
   ActionRecord,
@@ -93,6 +95,45 @@ export interface Change {
   checkpoint?: { boundary: CheckpointBoundary; data: Record<string, unknown> };
   used?: Partial<BudgetUse>;
   compensationOwed?: boolean;
+}
+
+/**
+ * Texts of values that can never change (`isFrozenParsed`: a scenario's contract and blueprint,
+ * written with every run of it), and whether the text parses back to an equal value.
+ */
+const frozenTexts = new WeakMap<object, { text: string; roundTrips: boolean }>();
+/** Those values by their text, when it parses back to an equal value: what reading it gives. */
+const frozenByText = new Map<string, unknown>();
+const FROZEN_BY_TEXT = 256;
+
+/**
+ * `JSON.stringify(value)`, taken once for a value that can never change. A blueprint is tens of
+ * kilobytes, and every run of a scenario writes the same one.
+ */
+function frozenJson(value: unknown): string {
+  if (!isFrozenParsed(value)) return JSON.stringify(value);
+  let known = frozenTexts.get(value);
+  if (known === undefined) {
+    const text = JSON.stringify(value);
+    // Undefined members and -0 do not survive JSON: such a value is never read back as itself.
+    known = { text, roundTrips: isDeepStrictEqual(JSON.parse(text), value) };
+    frozenTexts.set(value, known);
+  }
+  if (known.roundTrips && !frozenByText.has(known.text)) {
+    if (frozenByText.size >= FROZEN_BY_TEXT) frozenByText.clear();
+    frozenByText.set(known.text, value);
+  }
+  return known.text;
+}
+
+/**
+ * `JSON.parse(text)`, or the unchangeable value written as this very text (see
+ * {@link frozenJson}), which is equal to it: a run resumed in the process that started it reads
+ * its contract and blueprint back without parsing them, and the runtime's checks of a frozen
+ * value (its schema, its hash) are already made.
+ */
+function fromFrozenJson(text: string): unknown {
+  return frozenByText.get(text) ?? (JSON.parse(text) as unknown);
 }
 
 const json = (v: unknown): string | null =>
@@ -258,10 +299,10 @@ export class RunStore {
         run.id,
         run.mode,
         run.objective,
-        JSON.stringify(run.contract),
+        frozenJson(run.contract),
         run.versions.contract,
         run.versions.contractHash,
-        JSON.stringify(run.blueprint),
+        frozenJson(run.blueprint),
         run.versions.blueprint,
         run.versions.blueprintHash,
         run.versions.model,
@@ -783,8 +824,8 @@ function toRun(r: Row): RunRecord {
     stopDetail: (r.stop_detail ?? null) as string | null,
     mode: r.mode as RunRecord['mode'],
     objective: r.objective as string,
-    contract: JSON.parse(r.contract_json as string) as unknown,
-    blueprint: JSON.parse(r.blueprint_json as string) as unknown,
+    contract: fromFrozenJson(r.contract_json as string),
+    blueprint: fromFrozenJson(r.blueprint_json as string),
     versions: toVersions(r),
     input: JSON.parse(r.input_json as string) as Record<string, unknown>,
     planVersion: r.plan_version as number,
