@@ -495,7 +495,8 @@ export class RunStore {
     const latest = new Map<string, ActionRecord>();
     const checkpoints: CheckpointRecord[] = [];
     const evidence: EvidenceRecord[] = [];
-    for (const r of this.reads.events.all(runId) as Row[]) {
+    for (const values of this.reads.history.all(runId) as unknown[][]) {
+      const r = historyRow(values);
       events.push(toEvent(r));
       if (typeof r.action_json === 'string') {
         const a = JSON.parse(r.action_json) as ActionRecord;
@@ -589,7 +590,7 @@ interface Statements {
     Database.Statement
   >;
   readonly reads: Record<
-    'events' | 'action' | 'evidence' | 'approval' | 'checkpoint' | 'plan',
+    'events' | 'history' | 'action' | 'evidence' | 'approval' | 'checkpoint' | 'plan',
     Database.Statement
   >;
 }
@@ -641,6 +642,12 @@ function statementsFor(db: Database.Database): Statements {
     }),
     reads: lazyStatements({
       events: () => db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      // Rows as arrays: better-sqlite3 makes an object per row key by key, which cost about as
+      // much as the query itself (24 columns); the few columns history reads are named here.
+      history: () =>
+        db
+          .prepare(`SELECT ${HISTORY_COLUMNS.join(', ')} FROM events WHERE run_id = ? ORDER BY seq`)
+          .raw(),
       action: recordsOf('action_json'),
       evidence: recordsOf('evidence_json'),
       approval: recordsOf('approval_json'),
@@ -781,6 +788,60 @@ function migrate(db: Database.Database, path: string): void {
 export function withJournalMode(image: Buffer, mode: 'wal' | 'rollback'): Buffer {
   if (image.length >= 100) image.fill(mode === 'wal' ? 2 : 1, 18, 20);
   return image;
+}
+
+/** The columns {@link RunStore.history} reads, in the order {@link historyRow} takes them. */
+const HISTORY_COLUMNS = [
+  'run_id',
+  'seq',
+  'at',
+  'ord',
+  'type',
+  'from_state',
+  'to_state',
+  'reason',
+  'operation_id',
+  'action_id',
+  'input_refs',
+  'evidence_refs',
+  'policy_rule',
+  'request_id',
+  'idempotency_key',
+  'result_class',
+  'budget_delta',
+  'operator_action',
+  'data',
+  'action_json',
+  'checkpoint_json',
+  'evidence_json',
+] as const;
+
+/** A row of {@link HISTORY_COLUMNS} as the named row {@link toEvent} reads. */
+function historyRow(v: readonly unknown[]): Row {
+  return {
+    run_id: v[0],
+    seq: v[1],
+    at: v[2],
+    ord: v[3],
+    type: v[4],
+    from_state: v[5],
+    to_state: v[6],
+    reason: v[7],
+    operation_id: v[8],
+    action_id: v[9],
+    input_refs: v[10],
+    evidence_refs: v[11],
+    policy_rule: v[12],
+    request_id: v[13],
+    idempotency_key: v[14],
+    result_class: v[15],
+    budget_delta: v[16],
+    operator_action: v[17],
+    data: v[18],
+    action_json: v[19],
+    checkpoint_json: v[20],
+    evidence_json: v[21],
+  };
 }
 
 function toEvent(r: Row): EventRecord {

@@ -803,7 +803,22 @@ describe('RunStore.history', () => {
     s.commit('run-1', { at: 3, event: { type: 'intent' }, action: action('run-1') });
     s.commit('run-1', {
       at: 4,
-      event: { type: 'sent', inputRefs: ['ev-1'], evidenceRefs: ['ev-2'] },
+      // Every column an event has, so each is read back from its own.
+      event: {
+        type: 'sent',
+        reason: 'why',
+        operationId: 'notify',
+        actionId: 'act-2',
+        inputRefs: ['ev-1'],
+        evidenceRefs: ['ev-2'],
+        policyRule: 'rule',
+        requestId: 'req-1',
+        idempotencyKey: 'key-1',
+        resultClass: 'ok',
+        operatorAction: 'pause',
+        data: { n: 1 },
+        order: 9,
+      },
       action: action('run-1', { id: 'act-2', operationId: 'notify', tool: 'send_email' }),
       evidence: [evidence('run-1', 'ev-3')],
       used: { toolCalls: 1 },
