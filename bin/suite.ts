@@ -3,7 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NO_FAULTS, type FaultPlan } from '../faults/catalog.js';
-import { CORE_DIMENSIONS, gradeRun, notJudged, type RunGrades } from '../graders/index.js';
+import {
+  CORE_DIMENSIONS,
+  createContext,
+  gradeRun,
+  notJudged,
+  type RunGrades,
+} from '../graders/index.js';
 import { gradedRun } from '../graders/metrics.js';
 import type { ModelSetup } from '../models/model-setup.js';
 import {
@@ -571,8 +577,10 @@ export function caseResult(
   model?: Pick<ModelSetup, 'recordDir' | 'replayDir'>,
 ): { result: RunResult; trajectory: Trajectory } {
   const { trajectory } = run;
-  const grades = judgedGrades(c, gradeRun(c.scenario, trajectory));
-  const summary = gradedRun(c.scenario, trajectory, grades);
+  // One grading context for both: built once, it is a good part of grading the run.
+  const ctx = createContext(c.scenario, trajectory);
+  const grades = judgedGrades(c, gradeRun(c.scenario, trajectory, ctx));
+  const summary = gradedRun(c.scenario, trajectory, grades, ctx);
   const result: RunResult = {
     format: RESULT_FORMAT,
     version: RESULT_VERSION,

@@ -1,5 +1,5 @@
 import type { Scenario, Trajectory } from '../scenarios/grading.js';
-import { createContext } from './context.js';
+import { createContext, type GradeContext } from './context.js';
 import { gradeEfficiency } from './efficiency.js';
 import { gradeEvidence } from './evidence.js';
 import { CORE_DIMENSIONS, type Dimension, type Grade } from './grade.js';
@@ -35,6 +35,8 @@ const GRADERS = {
 /**
  * Grades one run on every dimension. Pure: the same scenario and trajectory give equal grades,
  * and nothing outside them is read — not the world, not the store, not the agent's name.
+ * `ctx`, when given, is `createContext(scenario, trajectory)` made by the caller, who needs it
+ * again (for {@link gradedRun}): building it is a good part of grading a run.
  *
  * @example
  * ```ts
@@ -43,8 +45,11 @@ const GRADERS = {
  * grades.recovery.findings; // [{ code: 'unreconciled-retry', … }]
  * ```
  */
-export function gradeRun(scenario: Scenario, trajectory: Trajectory): RunGrades {
-  const ctx = createContext(scenario, trajectory);
+export function gradeRun(
+  scenario: Scenario,
+  trajectory: Trajectory,
+  ctx: GradeContext = createContext(scenario, trajectory),
+): RunGrades {
   const grades = Object.fromEntries(
     Object.entries(GRADERS).map(([dimension, judge]) => [dimension, judge(ctx)]),
   ) as Record<Dimension, Grade>;

@@ -6,7 +6,7 @@
  * the findings and figures its graders reported.
  */
 import { canonicalJson, type Scenario, type Trajectory } from '../scenarios/grading.js';
-import { createContext } from './context.js';
+import { createContext, type GradeContext } from './context.js';
 import { DIMENSIONS, type Dimension, type FindingCode } from './grade.js';
 import type { RunGrades } from './index.js';
 
@@ -49,7 +49,8 @@ export interface GradedRun {
 /**
  * Builds the record of one graded run from its scenario, trajectory and grades, so callers
  * never assemble one by hand. Retries are counted exactly as the graders count them; linked
- * evidence is the evidence grader's own figure (0 for agents that expose no records).
+ * evidence is the evidence grader's own figure (0 for agents that expose no records). `ctx`:
+ * the grading context {@link gradeRun} was given, when the caller kept it (built once, not twice).
  *
  * @example
  * ```ts
@@ -61,13 +62,14 @@ export function gradedRun(
   scenario: Scenario,
   trajectory: Trajectory,
   grades: RunGrades,
+  ctx?: GradeContext,
 ): GradedRun {
   if (scenario.id !== trajectory.scenarioId) {
     throw new RangeError(
       `gradedRun: the trajectory is of scenario ${trajectory.scenarioId}, not ${scenario.id}`,
     );
   }
-  const ctx = createContext(scenario, trajectory);
+  const { retries } = ctx ?? createContext(scenario, trajectory);
   return {
     scenarioId: trajectory.scenarioId,
     faultPlanId: trajectory.faultPlanId,
@@ -81,7 +83,7 @@ export function gradedRun(
     virtualMs: trajectory.times.virtualMs,
     calls: trajectory.calls.length,
     okCalls: trajectory.calls.filter((c) => c.outcome.type === 'ok').length,
-    retries: ctx.retries.size,
+    retries: retries.size,
     crashes: trajectory.crashes.length,
     interventions: trajectory.operator.flatMap((o) => (isIntervention(o.kind) ? [o.kind] : [])),
     evidenceRequired: scenario.contract.evidenceRequired.length,

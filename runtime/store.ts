@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
 import { FaultlineError } from './errors.js';
 import { assertTransition, holdsStopReason, type WorkflowState } from './states.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './store-schema.js';
+import { isFrozenParsed } from './validate.js';
 import type {
   WrittenPlan,
   ActionRecord,
@@ -93,6 +95,45 @@ export interface Change {
   checkpoint?: { boundary: CheckpointBoundary; data: Record<string, unknown> };
   used?: Partial<BudgetUse>;
   compensationOwed?: boolean;
+}
+
+/**
+ * Texts of values that can never change (`isFrozenParsed`: a scenario's contract and blueprint,
+ * written with every run of it), and whether the text parses back to an equal value.
+ */
+const frozenTexts = new WeakMap<object, { text: string; roundTrips: boolean }>();
+/** Those values by their text, when it parses back to an equal value: what reading it gives. */
+const frozenByText = new Map<string, unknown>();
+const FROZEN_BY_TEXT = 256;
+
+/**
+ * `JSON.stringify(value)`, taken once for a value that can never change. A blueprint is tens of
+ * kilobytes, and every run of a scenario writes the same one.
+ */
+function frozenJson(value: unknown): string {
+  if (!isFrozenParsed(value)) return JSON.stringify(value);
+  let known = frozenTexts.get(value);
+  if (known === undefined) {
+    const text = JSON.stringify(value);
+    // Undefined members and -0 do not survive JSON: such a value is never read back as itself.
+    known = { text, roundTrips: isDeepStrictEqual(JSON.parse(text), value) };
+    frozenTexts.set(value, known);
+  }
+  if (known.roundTrips && !frozenByText.has(known.text)) {
+    if (frozenByText.size >= FROZEN_BY_TEXT) frozenByText.clear();
+    frozenByText.set(known.text, value);
+  }
+  return known.text;
+}
+
+/**
+ * `JSON.parse(text)`, or the unchangeable value written as this very text (see
+ * {@link frozenJson}), which is equal to it: a run resumed in the process that started it reads
+ * its contract and blueprint back without parsing them, and the runtime's checks of a frozen
+ * value (its schema, its hash) are already made.
+ */
+function fromFrozenJson(text: string): unknown {
+  return frozenByText.get(text) ?? (JSON.parse(text) as unknown);
 }
 
 const json = (v: unknown): string | null =>
@@ -258,10 +299,10 @@ export class RunStore {
         run.id,
         run.mode,
         run.objective,
-        JSON.stringify(run.contract),
+        frozenJson(run.contract),
         run.versions.contract,
         run.versions.contractHash,
-        JSON.stringify(run.blueprint),
+        frozenJson(run.blueprint),
         run.versions.blueprint,
         run.versions.blueprintHash,
         run.versions.model,
@@ -454,7 +495,8 @@ export class RunStore {
     const latest = new Map<string, ActionRecord>();
     const checkpoints: CheckpointRecord[] = [];
     const evidence: EvidenceRecord[] = [];
-    for (const r of this.reads.events.all(runId) as Row[]) {
+    for (const values of this.reads.history.all(runId) as unknown[][]) {
+      const r = historyRow(values);
       events.push(toEvent(r));
       if (typeof r.action_json === 'string') {
         const a = JSON.parse(r.action_json) as ActionRecord;
@@ -548,7 +590,7 @@ interface Statements {
     Database.Statement
   >;
   readonly reads: Record<
-    'events' | 'action' | 'evidence' | 'approval' | 'checkpoint' | 'plan',
+    'events' | 'history' | 'action' | 'evidence' | 'approval' | 'checkpoint' | 'plan',
     Database.Statement
   >;
 }
@@ -600,6 +642,12 @@ function statementsFor(db: Database.Database): Statements {
     }),
     reads: lazyStatements({
       events: () => db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      // Rows as arrays: better-sqlite3 makes an object per row key by key, which cost about as
+      // much as the query itself (24 columns); the few columns history reads are named here.
+      history: () =>
+        db
+          .prepare(`SELECT ${HISTORY_COLUMNS.join(', ')} FROM events WHERE run_id = ? ORDER BY seq`)
+          .raw(),
       action: recordsOf('action_json'),
       evidence: recordsOf('evidence_json'),
       approval: recordsOf('approval_json'),
@@ -742,6 +790,60 @@ export function withJournalMode(image: Buffer, mode: 'wal' | 'rollback'): Buffer
   return image;
 }
 
+/** The columns {@link RunStore.history} reads, in the order {@link historyRow} takes them. */
+const HISTORY_COLUMNS = [
+  'run_id',
+  'seq',
+  'at',
+  'ord',
+  'type',
+  'from_state',
+  'to_state',
+  'reason',
+  'operation_id',
+  'action_id',
+  'input_refs',
+  'evidence_refs',
+  'policy_rule',
+  'request_id',
+  'idempotency_key',
+  'result_class',
+  'budget_delta',
+  'operator_action',
+  'data',
+  'action_json',
+  'checkpoint_json',
+  'evidence_json',
+] as const;
+
+/** A row of {@link HISTORY_COLUMNS} as the named row {@link toEvent} reads. */
+function historyRow(v: readonly unknown[]): Row {
+  return {
+    run_id: v[0],
+    seq: v[1],
+    at: v[2],
+    ord: v[3],
+    type: v[4],
+    from_state: v[5],
+    to_state: v[6],
+    reason: v[7],
+    operation_id: v[8],
+    action_id: v[9],
+    input_refs: v[10],
+    evidence_refs: v[11],
+    policy_rule: v[12],
+    request_id: v[13],
+    idempotency_key: v[14],
+    result_class: v[15],
+    budget_delta: v[16],
+    operator_action: v[17],
+    data: v[18],
+    action_json: v[19],
+    checkpoint_json: v[20],
+    evidence_json: v[21],
+  };
+}
+
 function toEvent(r: Row): EventRecord {
   return {
     runId: r.run_id as string,
@@ -783,8 +885,8 @@ function toRun(r: Row): RunRecord {
     stopDetail: (r.stop_detail ?? null) as string | null,
     mode: r.mode as RunRecord['mode'],
     objective: r.objective as string,
-    contract: JSON.parse(r.contract_json as string) as unknown,
-    blueprint: JSON.parse(r.blueprint_json as string) as unknown,
+    contract: fromFrozenJson(r.contract_json as string),
+    blueprint: fromFrozenJson(r.blueprint_json as string),
     versions: toVersions(r),
     input: JSON.parse(r.input_json as string) as Record<string, unknown>,
     planVersion: r.plan_version as number,

@@ -5,9 +5,18 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FaultlineError } from '../../runtime/errors.js';
 import type { ActionRecord, ApprovalRecord, EvidenceRecord } from '../../runtime/records.js';
+import { blueprintSchema, type Blueprint } from '../../runtime/blueprint.js';
 import { RunStore } from '../../runtime/store.js';
+import { freezeParsed } from '../../runtime/validate.js';
+import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
 import { newRun } from '../support/store-fixtures.js';
 import { SCHEMA_VERSION } from '../../runtime/store-schema.js';
+
+const fullRefund = () => {
+  const scenario = BUILT_IN_SCENARIOS.find((c) => c.id === 'refunds/full-refund');
+  if (!scenario) throw new Error('no scenario refunds/full-refund');
+  return scenario;
+};
 
 const action = (runId: string, extra: Partial<ActionRecord> = {}): ActionRecord => ({
   id: `act-${runId}-refund`,
@@ -195,6 +204,32 @@ describe('RunStore.createRun', () => {
     expect(s.commit('run-1', { at: 2_000, to: 'planned', event: { type: 'plan.created' } })).toBe(
       2,
     );
+  });
+
+  it("reads a frozen contract and blueprint back as the values written, a parsed copy's equal", () => {
+    const s = open();
+    // A scenario's contract and blueprint, parsed and frozen when it was defined.
+    const { contract, blueprint } = fullRefund();
+
+    s.createRun(newRun('run-1', { contract, blueprint }), { type: 'run.created' });
+    const run = s.getRun('run-1');
+
+    // The frozen values themselves: already checked, never parsed again.
+    expect(run?.contract).toBe(contract);
+    expect(run?.blueprint).toBe(blueprint);
+    expect(run?.blueprint).toStrictEqual(JSON.parse(JSON.stringify(blueprint)));
+  });
+
+  it('reads back a parsed copy of a frozen value JSON cannot carry whole (an undefined member)', () => {
+    const s = open();
+    const written = { ...fullRefund().blueprint, note: undefined } as Blueprint;
+    const blueprint = freezeParsed(blueprintSchema, written);
+
+    s.createRun(newRun('run-1', { blueprint }), { type: 'run.created' });
+    const run = s.getRun('run-1');
+
+    expect(run?.blueprint).not.toBe(blueprint);
+    expect(run?.blueprint).toStrictEqual(JSON.parse(JSON.stringify(blueprint)));
   });
 
   it('says whether a run exists, in the process that created it and after a reopen', () => {
@@ -768,7 +803,22 @@ describe('RunStore.history', () => {
     s.commit('run-1', { at: 3, event: { type: 'intent' }, action: action('run-1') });
     s.commit('run-1', {
       at: 4,
-      event: { type: 'sent', inputRefs: ['ev-1'], evidenceRefs: ['ev-2'] },
+      // Every column an event has, so each is read back from its own.
+      event: {
+        type: 'sent',
+        reason: 'why',
+        operationId: 'notify',
+        actionId: 'act-2',
+        inputRefs: ['ev-1'],
+        evidenceRefs: ['ev-2'],
+        policyRule: 'rule',
+        requestId: 'req-1',
+        idempotencyKey: 'key-1',
+        resultClass: 'ok',
+        operatorAction: 'pause',
+        data: { n: 1 },
+        order: 9,
+      },
       action: action('run-1', { id: 'act-2', operationId: 'notify', tool: 'send_email' }),
       evidence: [evidence('run-1', 'ev-3')],
       used: { toolCalls: 1 },
