@@ -17,8 +17,9 @@ import { BUILD_WITHOUT_CHECK, installProject, pack, REPO } from '../support/pack
 /**
  * The package as a user gets it: `npm pack` (dist/ built as prepack builds it), the tarball
  * installed into a fresh project outside this repository, and that project using it — the bin, a
- * user agent and scenario in TypeScript, its own vitest test, its own `tsc`. The project's files
- * are in ./project. One pack and one install serve every case: they are the cost (about a minute).
+ * user agent and scenario in TypeScript, its own vitest test, its own TypeScript. The project's
+ * files are in ./project. One pack and one install serve every case: they are the cost (about a
+ * minute).
  */
 
 // Packing builds with tsc and installing extracts ~200 packages: minutes on a busy machine.
