@@ -101,6 +101,8 @@ describe('faultline run (whole suite, default options)', () => {
   });
 
   // 1,500-odd stores opened one after another: seconds alone, far longer on a loaded machine.
+  // Read only, so opened without the syncs a writer needs (each open and close of a store file
+  // otherwise waits on the disk three times) and without a `-shm` file: half the time.
   it(
     'writes one store file per run, each holding that run and its final state',
     { timeout: 120_000 },
@@ -109,7 +111,7 @@ describe('faultline run (whole suite, default options)', () => {
 
       expect(files).toEqual(SUITE.map(storeName).sort());
       const states = files.map((f) => {
-        const store = RunStore.open(join(ran.out, 'stores', f));
+        const store = RunStore.open(join(ran.out, 'stores', f), { sync: 'off', exclusive: true });
         try {
           return store.listRuns().map((r) => [r.id, r.state]);
         } finally {

@@ -13,13 +13,16 @@ import {
 /**
  * The acceptance of model replay: the whole library, run by `tool-loop` and by
  * `model-planner`, offline from the committed cassettes (recorded against the scripted
- * provider over msw: `npm run record:model-cassettes`), the same twice — serially and in two
- * worker threads — with no key and no network. A request the cassettes do not hold stops the
- * suite with the divergence printed.
+ * provider over msw: `npm run record:model-cassettes`), with no key and no network, and the
+ * same serially and in two worker threads. Each agent replays the whole library once, serially,
+ * and one scenario of each world again in two workers, compared byte for byte with the same runs
+ * of the whole replay: the whole library a second time would add ~170 runs per agent and show
+ * nothing these do not (see {@link ONE_PER_WORLD}). A request the cassettes do not hold stops
+ * the suite with the divergence printed.
  *
  * One replay spawns the real command end to end (`node bin/faultline.js`, exit status and
  * stderr as a user sees them); the others run it in process, where a separate Node would prove
- * nothing more and cost a tsx start-up and the whole harness's import again.
+ * nothing more and cost a start-up and the whole harness's import again.
  */
 const MODEL = 'openai:scripted-oracle';
 const LIBRARY = '!tau-retail/*';
@@ -95,7 +98,14 @@ function deterministic(out: string): { results: string[]; trajectories: Map<stri
   return { results, trajectories };
 }
 
-/** One scenario of each world of the library, each with its fault plans (47 runs in all). */
+/**
+ * One scenario of each world of the library, each with its fault plans (47 runs in all): what
+ * the second replay of each agent runs. What differs between a serial replay and one in workers
+ * — the agent rebuilt in each thread from --model and --replay-model, the cassettes of its world
+ * found there, the records appended in finishing order — every world shows; the cassette lookup
+ * itself (by run and call) is the same code for every run, and the whole replay covers every
+ * cassette.
+ */
 const ONE_PER_WORLD = [
   'refunds/partial-refund',
   'crm/update-contact',
@@ -111,6 +121,25 @@ function caseIndexAside(result: string): string {
   const record = JSON.parse(result) as Record<string, unknown>;
   delete record.index;
   return JSON.stringify(record);
+}
+
+type Replayed = ReturnType<typeof deterministic>;
+
+/**
+ * `part`, a replay of {@link ONE_PER_WORLD}, holds byte for byte the same 47 records (case index
+ * aside: a subset renumbers) and trajectories as the same runs of `whole`, the whole library's.
+ */
+function expectSubsetIdentical(whole: Replayed, part: Replayed): void {
+  const subset = new Set(ONE_PER_WORLD);
+  const inSubset = (result: string): boolean =>
+    subset.has((JSON.parse(result) as { scenarioId: string }).scenarioId);
+  expect(whole.results.filter(inSubset)).toHaveLength(47);
+  expect(part.results.map(caseIndexAside).sort()).toEqual(
+    whole.results.filter(inSubset).map(caseIndexAside).sort(),
+  );
+  expect(part.trajectories.size).toBe(47);
+  for (const [file, text] of part.trajectories)
+    expect(text, file).toBe(whole.trajectories.get(file));
 }
 
 interface Record_ {
@@ -132,19 +161,19 @@ const codes = (r: Record_): string[] =>
   Object.values(r.grades).flatMap((g) => g.findings.map((f) => f.code));
 
 describe('the library replayed offline from committed model cassettes', () => {
-  it('tool-loop: byte-identical twice, and its real flaws show', async () => {
+  it('tool-loop: the same serially and in workers, and its real flaws show', async () => {
     const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
+    // The whole library serially, by the real command; then, in process and in two workers, one
+    // scenario of each world (see ONE_PER_WORLD).
     const first = replaySpawned('tool-loop', a, ['--workers', '1']);
-    const second = await replay('tool-loop', b, ['--workers', '2']);
+    const second = await replay('tool-loop', b, ['--workers', '2', ...ONE_PER_WORLD]);
     // It fails runs: that is what it is for. Exit 1 is "some run failed", not an error.
     expect(first.status, first.stderr).toBe(1);
     expect(second.status, second.stderr).toBe(1);
     expect(first.stderr).toBe('');
     const [x, y] = [deterministic(a), deterministic(b)];
     expect(x.results).toHaveLength(214);
-    expect(y.results).toEqual(x.results);
-    expect([...y.trajectories.keys()]).toEqual([...x.trajectories.keys()]);
-    for (const [file, text] of x.trajectories) expect(y.trajectories.get(file), file).toBe(text);
+    expectSubsetIdentical(x, y);
 
     const runs = records(a);
     expect(runs.every((r) => r.figures.modelCalls > 0)).toBe(true);
@@ -158,28 +187,16 @@ describe('the library replayed offline from committed model cassettes', () => {
     expect(of('refunds/partial-refund', 'none')).toEqual([]);
   }, 600_000);
 
-  it('model-planner: byte-identical twice, and none of those flaws', async () => {
+  it('model-planner: the same serially and in workers, and none of those flaws', async () => {
     const [a, b] = [tempDir('replay-a'), tempDir('replay-b')];
+    // The whole library serially, then one scenario of each world in two workers, as tool-loop's.
     const first = await replay('model-planner', a, ['--workers', '1']);
-    // In two workers, one scenario of each world under all its plans (47 runs): tool-loop above
-    // replays the whole library in workers, byte for byte, through the same cassette lookup (by
-    // run and call); what is the planner's own under workers — the agent rebuilt in each thread
-    // from --model and --replay-model, its cassettes per world — every world shows. The whole
-    // library replayed a second time would add ~170 runs and nothing these do not show.
     const second = await replay('model-planner', b, ['--workers', '2', ...ONE_PER_WORLD]);
     expect(first.status, first.stderr).toBe(0);
     expect(second.status, second.stderr).toBe(0);
     const [x, y] = [deterministic(a), deterministic(b)];
     expect(x.results).toHaveLength(214);
-    const subset = new Set(ONE_PER_WORLD);
-    const inSubset = (result: string): boolean =>
-      subset.has((JSON.parse(result) as { scenarioId: string }).scenarioId);
-    expect(x.results.filter(inSubset)).toHaveLength(47);
-    expect(y.results.map(caseIndexAside).sort()).toEqual(
-      x.results.filter(inSubset).map(caseIndexAside).sort(),
-    );
-    expect([...y.trajectories.keys()].length).toBe(47);
-    for (const [file, text] of y.trajectories) expect(text, file).toBe(x.trajectories.get(file));
+    expectSubsetIdentical(x, y);
     const runs = records(a);
     expect(runs.filter((r) => !r.pass)).toEqual([]);
     // The same model answers as the chat loop's scripted provider: the runtime's safeguards,

@@ -1,16 +1,25 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_WITHOUT_CHECK, installProject, pack, REPO } from '../support/packed-project.js';
 
 /**
  * The package as a user gets it: `npm pack` (dist/ built as prepack builds it), the tarball
  * installed into a fresh project outside this repository, and that project using it — the bin, a
- * user agent and scenario in TypeScript, its own vitest test, its own `tsc`. The project's files
- * are in ./project. One pack and one install serve every case: they are the cost (about a minute).
+ * user agent and scenario in TypeScript, its own vitest test, its own TypeScript. The project's
+ * files are in ./project. One pack and one install serve every case: they are the cost (about a
+ * minute).
  */
 
 // Packing builds with tsc and installing extracts ~200 packages: minutes on a busy machine.
@@ -203,23 +212,59 @@ describe('the packed package', () => {
   );
 
   it(
-    "the project's tsc checks its own files against the declarations, never faultline's sources",
+    "the project's TypeScript checks its own files against the declarations, never faultline's sources",
     () => {
-      // target es2022, strict, nodenext, skipLibCheck false: see project/tsconfig.json.
-      const check = inProject('npx', ['--no-install', 'tsc', '--noEmit', '--listFiles']);
-      const lines = check.stdout.split('\n');
-      const faultlineFiles = lines.filter((f) => f.includes('/node_modules/faultline/'));
+      // Two files that must fail, checked in the same program as the project's own: a misuse of
+      // faultline's types in the project, and a declaration of faultline's that names a type
+      // nowhere declared. Both are removed after the check.
+      const misuse = 'probe-misuse.ts';
+      const broken = join('node_modules', 'faultline', 'dist', 'probe-broken.d.ts');
+      writeFileSync(
+        join(dir, misuse),
+        "import { defineConfig } from 'faultline/config';\n" +
+          "export const wrong = defineConfig({ run: { trials: 'two' } });\n",
+      );
+      writeFileSync(join(dir, broken), 'export declare const broken: NoSuchType;\n');
+      let ran: Ran;
+      try {
+        // The program `tsc --noEmit` builds (target es2022, strict, nodenext, skipLibCheck false:
+        // see project/tsconfig.json), its diagnostics for the project's files and faultline's
+        // declarations (see check-declarations.mjs for why not every package's).
+        ran = inProject('node', [
+          join(import.meta.dirname, 'check-declarations.mjs'),
+          misuse,
+          broken,
+        ]);
+      } finally {
+        rmSync(join(dir, misuse));
+        rmSync(join(dir, broken));
+      }
+      expect(ran.stderr).toBe('');
+      expect(ran.status).toBe(0);
+      const { files, checked, diagnostics } = JSON.parse(ran.stdout) as {
+        files: string[];
+        checked: string[];
+        diagnostics: { file: string | null; code: number; text: string }[];
+      };
+      const faultlineFiles = files.filter((f) => f.includes('/node_modules/faultline/'));
       expect(faultlineFiles.length).toBeGreaterThan(0);
       expect(faultlineFiles.filter((f) => !f.endsWith('.d.ts'))).toEqual([]);
-      // Errors in the project's files or faultline's declarations are ours. Another package's own
-      // declarations may fail a check of every library (the MCP SDK's name `HeadersInit`, which
-      // only lib "dom" declares): that is not faultline's to fix, and skipLibCheck hides it.
-      const errors = lines.filter((l) => /error TS\d+/.test(l));
-      const ours = errors.filter(
-        (l) => !l.startsWith('node_modules/') || l.startsWith('node_modules/faultline/'),
-      );
-      expect(ours).toEqual([]);
-      expect(errors.every((l) => l.startsWith('node_modules/@modelcontextprotocol/'))).toBe(true);
+      // Every file of the project's and every declaration of faultline's was checked.
+      for (const file of [
+        'my-agent.ts',
+        'my-scenario.ts',
+        'faultline.config.ts',
+        'public-types.ts',
+      ])
+        expect(checked).toContain(join(dir, file));
+      expect(checked).toEqual(expect.arrayContaining(faultlineFiles));
+      // Errors in the project's files or faultline's declarations are ours: only the two probes'.
+      expect(
+        diagnostics.map((d) => [d.file === null ? null : relative(dir, d.file), d.code]),
+      ).toEqual([
+        [misuse, 2322],
+        [broken, 2304],
+      ]);
     },
     CASE_TIMEOUT_MS,
   );

@@ -17,6 +17,7 @@ export const HEAVY_FILES: readonly string[] = [
   'test/bin/record.test.ts',
   'test/bin/suite.test.ts',
   'test/e2e/historical-replay.test.ts',
+  'test/scripts/typecheck-and-lint.test.ts',
   'test/bin/agents.test.ts',
   'test/bin/folder-lock.test.ts',
   'test/bin/explore-workers.test.ts',
