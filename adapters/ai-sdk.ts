@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JSONSchema7, ToolSet } from 'ai';
 import type { AgentResult, AgentRun, AgentUnderTest } from '../scenarios/agent.js';
+import { loadAiSdk } from '../models/ai-sdk.js';
 import { toolReply, type ToolCallErrorData } from './tool-reply.js';
 
 export { ToolCallError, toolReply } from './tool-reply.js';
@@ -41,9 +42,9 @@ export async function worldTools(
   options: WorldToolsOptions = {},
 ): Promise<ToolSet> {
   const { tools } = await client.listTools();
-  // Imported here, not at the top: the built-in tool-loop agent imports this module, and a
-  // start that runs no model agent should not load the AI SDK (an agent calling this has it).
-  const { dynamicTool, jsonSchema } = await import('ai');
+  // Not imported at the top: the built-in tool-loop agent imports this module, and a start
+  // that runs no model agent should not load the AI SDK (a run with a model loads it first).
+  const { dynamicTool, jsonSchema } = await loadAiSdk();
   const returning = options.errors === 'return';
   return Object.fromEntries(
     tools.map((t) => [

@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Planner, PlannerUsage } from '../runtime/planner.js';
 import type { WorkingContext } from '../runtime/working-context.js';
+import { loadAiSdk } from './ai-sdk.js';
 import { FAULTLINE_METADATA, type FaultlineCallMetadata } from './meter.js';
 import { toPlannerCallError } from './model-error.js';
 import type { ModelSettings } from './model-setup.js';
@@ -51,9 +52,9 @@ export class ModelPlanner implements Planner {
 
   async propose(context: WorkingContext): Promise<{ proposal: unknown; usage: PlannerUsage }> {
     const settings = this.options.settings;
-    // The AI SDK is imported on first use: the zoo names this planner's agents, and a start that
-    // runs none of them should not load it (a run with a model has it loaded before it starts).
-    const { generateText } = await import('ai');
+    // Not imported at the top: the zoo names this planner's agents, and a start that runs none
+    // of them should not load the AI SDK (a run with a model loads it before it starts).
+    const { generateText } = await loadAiSdk();
     let result: Awaited<ReturnType<typeof generateText>>;
     try {
       result = await generateText({

@@ -8,6 +8,7 @@ import { FaultInjector, type FaultTarget } from '../faults/injector.js';
 import { modelFaultsMiddleware } from '../faults/model-faults.js';
 import { WireFaultTransport, WireLog, type WireCall } from '../faults/wire-transport.js';
 import type { ModelSetup } from '../models/model-setup.js';
+import { loadAiSdk } from '../models/ai-sdk.js';
 import type { ModelSwitch } from '../models/run-model.js';
 import { SpendCap } from '../models/spend-cap.js';
 import { scrubKey } from '../models/key-scrub.js';
@@ -306,6 +307,9 @@ async function runTrialIn(
     options.model === undefined ? undefined : await import('../models/run-model.js');
   validateFaultPlan(scenario, plan, world);
   let agent = await options.agent();
+  // The AI SDK too, for the calls into it inside the run (see loadAiSdk): an agent that calls a
+  // model finds it in hand, with or without --model.
+  if (modelStack || agent.exposes?.model === true) await loadAiSdk();
   // Decided before the run, from the plan and what the agent exposes: never fired, never judged.
   const notApplicable = notApplicableFaults(
     plan,

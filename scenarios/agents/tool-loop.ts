@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { worldTools } from '../../adapters/ai-sdk.js';
+import { loadAiSdk } from '../../models/ai-sdk.js';
 import type { PromptFile } from '../../models/model-setup.js';
 import { defaultPromptFile } from '../../models/prompt-file.js';
 import { FaultlineError } from '../../runtime/errors.js';
@@ -68,9 +69,9 @@ export class ToolLoopAgent implements AgentUnderTest {
     const abortSignal = AbortSignal.any([run.signal, this.incarnation.signal]);
     const settings = run.modelSettings ?? {};
     const tools = await worldTools(run.client);
-    // Loaded already when the run has a model (the engine imports the model stack first); not
-    // at the top, so that a start which runs no model agent never loads the AI SDK.
-    const { generateText, stepCountIs } = await import('ai');
+    // Not imported at the top, so that a start which runs no model agent never loads the AI
+    // SDK; loaded before the run began (see loadAiSdk).
+    const { generateText, stepCountIs } = await loadAiSdk();
     this.messages = [{ role: 'user', content: toolLoopFirstMessage(run) }];
     let result: Awaited<ReturnType<typeof generateText>>;
     try {
