@@ -2,8 +2,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that cost the most (whole-library runs, spawned commands, child processes, the packed
- * tarball), costliest first: started first, so that on two workers the suite does not end with
- * one of them still running a long file alone while the other sits idle.
+ * tarball), costliest first: started first (after the isolated project's files, see
+ * {@link HeavyFirstSequencer}), so that on two workers the suite does not end with one of them
+ * still running a long file alone while the other sits idle.
  */
 export const HEAVY_FILES: readonly string[] = [
   'test/bin/run.test.ts',
@@ -26,19 +27,27 @@ export const HEAVY_FILES: readonly string[] = [
 ];
 
 /**
- * Vitest's own order (with a results cache, slowest first), except
- * that {@link HEAVY_FILES} lead, in their order. Vitest orders a fresh clone — no results cache —
- * by file size, which put the whole-suite run among the last files and left it alone at the end.
+ * Vitest's own order (with a results cache, slowest first), except that the isolated project's
+ * files come first and then {@link HEAVY_FILES}, each group in HEAVY_FILES' order.
+ *
+ * Isolated first: vitest keeps a shared worker (its imported harness, `isolate: false`) for the
+ * next file only while the next file waiting is a shared one. An isolated file at the head of the
+ * queue when a shared worker finishes ends that worker, and the next shared file starts a fresh
+ * one that imports the whole harness again: three isolated files among the shared ones cost
+ * three such restarts. At the head, they run while the first shared workers have not yet started.
+ *
+ * Heavy next: a fresh clone has no results cache, and vitest would then order files by size,
+ * which put the whole-suite run among the last files and left it alone at the end.
  */
 export class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
     const rank = (spec: TestSpecification): number => {
       const at = HEAVY_FILES.findIndex((file) => spec.moduleId.endsWith(file));
-      return at === -1 ? HEAVY_FILES.length : at;
+      const heavy = at === -1 ? HEAVY_FILES.length : at;
+      return spec.project.config.isolate ? heavy - HEAVY_FILES.length - 1 : heavy;
     };
     const place = new Map(base.map((spec, i) => [spec, i]));
-    // Both projects share one group of workers, so the heavy files lead whichever project holds them.
     return [...base].sort((a, b) => rank(a) - rank(b) || place.get(a)! - place.get(b)!);
   }
 }
