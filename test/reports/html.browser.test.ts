@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlReporter } from '../../reports/html.js';
-import { type RunResult } from '../../reports/results.js';
+import { usageText } from '../../reports/model-usage.js';
+import { readResults, type RunResult } from '../../reports/results.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import {
   chromiumMissing,
@@ -12,6 +13,7 @@ import {
   findChromium,
   launchChromium,
 } from '../support/chromium.js';
+import { HOSTILE_REPLY, runWithModel } from '../support/model-runs.js';
 import { makeResultSet } from '../support/result-sets.js';
 import { tempDir } from '../support/cli.js';
 
@@ -19,8 +21,10 @@ import { tempDir } from '../support/cli.js';
  * The HTML report in a real browser: headless Chromium (the system's, via playwright-core) opens
  * report.html from disk with every network request blocked, filters the summary, opens a run,
  * follows a finding to the event it cites, and checks that markup planted in a world's document
- * shows as text and never runs. Without Chromium the suite is skipped with a note — unless
- * CI=true, where a missing browser fails it.
+ * shows as text and never runs; then the model transcript of a run whose agent called its model
+ * four times (a tool call, a reply with planted markup under a model fault, a long reply, a
+ * rate-limited call). Without Chromium the suite is skipped with a note — unless CI=true, where a
+ * missing browser fails it.
  */
 
 /**
@@ -46,6 +50,17 @@ const chromium = findChromium();
 const skip = chromium.path === null && !chromiumRequired();
 if (skip) console.warn(`html.browser.test.ts skipped: ${chromiumMissing(chromium)}`);
 
+/** One Chromium for both reports of the file: its launch is the file's costliest step. */
+let browser: Browser | undefined;
+async function sharedBrowser(): Promise<Browser> {
+  if (chromium.path === null) throw new Error(`CI=true: ${chromiumMissing(chromium)}`);
+  browser ??= await launchChromium(chromium.path);
+  return browser;
+}
+afterAll(async () => {
+  await browser?.close();
+});
+
 /** Markup planted in a customer's note: it must show as text and never run. */
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 const TITLE = `Refund ${HOSTILE} & 'quoted'`;
@@ -57,7 +72,6 @@ const BIDI = '\u202Eevil\u202C\u2067\u0007\u001b[2J';
 describe.skipIf(skip)('HTML report in Chromium', () => {
   let dir = '';
   let results: RunResult[] = [];
-  let browser: Browser | undefined;
   let page: Page;
   /** Requests for anything but the report file: none may happen. */
   const blocked: string[] = [];
@@ -107,8 +121,11 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
       ),
     );
 
-    browser = await launchChromium(chromium.path);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await (
+      await sharedBrowser()
+    ).newContext({
+      viewport: { width: 1280, height: 800 },
+    });
     await context.route('**/*', async (route) => {
       const url = route.request().url();
       if (url.startsWith('file:')) {
@@ -128,8 +145,7 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
     await page.waitForSelector('html[data-viewer="ready"]');
   });
 
-  afterAll(async () => {
-    await browser?.close();
+  afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -406,6 +422,135 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
     } finally {
       await p.context().close();
     }
+  });
+
+  it('made no network request and logged no error', () => {
+    expect(blocked).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
+
+/**
+ * The model transcript: a real run whose agent called its model four times opens at its page,
+ * every call shown with what was sent and received.
+ */
+describe.skipIf(skip)('HTML model transcript in Chromium', () => {
+  let dir = '';
+  let run: RunResult;
+  let page: Page;
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  const call = (n: number): string => `#run-0-model-call-${n}`;
+
+  beforeAll(async () => {
+    dir = tempDir('html-transcript');
+    const out = join(dir, 'set');
+    await runWithModel(out);
+    const { results } = readResults(out);
+    const [only] = results;
+    if (!only) throw new Error('the run with a model is missing');
+    run = only;
+    const file = join(dir, htmlReporter.file);
+    writeFileSync(
+      file,
+      htmlReporter.render(
+        {
+          results,
+          k: 1,
+          trajectory: (r): unknown => JSON.parse(readFileSync(join(out, r.trajectoryFile), 'utf8')),
+        },
+        { color: false },
+      ),
+    );
+    const context = await (
+      await sharedBrowser()
+    ).newContext({
+      viewport: { width: 1280, height: 800 },
+    });
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url.startsWith('file:')) await route.continue();
+      else {
+        blocked.push(url);
+        await route.abort();
+      }
+    });
+    page = await context.newPage();
+    page.setDefaultTimeout(5_000);
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`${pathToFileURL(file).href}#run=${encodeURIComponent(run.id)}`);
+    await page.waitForSelector('html[data-viewer="ready"]');
+    await page.waitForSelector('#run-0', { state: 'visible' });
+    await page.$$eval('#run-0 details', (all: DomElement[]) => {
+      for (const d of all) d.setAttribute('open', '');
+    });
+  });
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the run’s model and usage on its page and in the summary', async () => {
+    const usage = usageText(run.figures);
+    expect(usage).toMatch(/^4 model calls · 600 in \/ 255 out tokens · \$0\.00405 · /);
+    const head = await page.innerText('#run-0 .run-head');
+    expect(head).toContain('openai:gpt-test · prompt sha256:0123456789ab · temperature 0 · seed 7');
+    expect(head).toContain(usage);
+    expect(await page.textContent('#model-usage')).toContain(`model usage of 1 run: ${usage}`);
+  });
+
+  it('shows each call’s tokens, cost, latency, fault and error', async () => {
+    expect(await page.$$eval('#run-0 .model-call', (calls) => calls.length)).toBe(4);
+    const second = await page.innerText(`${call(2)} > header`);
+    for (const part of [
+      'model call #2',
+      'openai:gpt-test',
+      '180 in / 40 out tokens',
+      '$0.00085',
+      '650ms',
+      'fault: invalid-output: reply garbled',
+    ])
+      expect(second).toContain(part);
+    const fourth = await page.innerText(call(4));
+    expect(fourth).toContain('error: rate_limited');
+    expect(fourth).toContain('Rate limit reached for requests');
+  });
+
+  it('shows the messages sent, rebuilt from the deltas, and the tool calls', async () => {
+    const first = await page.innerText(`${call(1)} .sent`);
+    expect(first).toContain('You settle refunds.');
+    expect(first).toContain('Refund order ord_1 in full.');
+    expect(first).not.toContain('earlier message');
+    expect(await page.innerText(`${call(1)} .received`)).toContain(
+      'tool call lookup_order call_1 {"order_id":"ord_1"}',
+    );
+    // Call 3 sent the first four messages again: folded, but there in full.
+    const earlier = await page.innerText(`${call(3)} .earlier`);
+    expect(earlier).toContain('+4 earlier messages (sent again unchanged)');
+    expect(earlier).toContain('You settle refunds.');
+    expect(earlier).toContain('tool result lookup_order call_1 {"order_id":"ord_1","total":42}');
+    const added = await page.$$eval(`${call(3)} .sent > ol.msgs > li`, (items: DomElement[]) =>
+      items.map((i) => i.textContent?.replace(/\s+/g, ' ').trim()),
+    );
+    expect(added).toHaveLength(2);
+    expect(added[1]).toBe('user Summarise what you did.');
+  });
+
+  it('shows a model’s markup as text and never runs it', async () => {
+    expect(await page.innerText(`${call(2)} .received`)).toContain(HOSTILE_REPLY);
+    expect(
+      await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
+    ).toBeUndefined();
+    expect(await page.$$eval('img', (imgs) => imgs.length)).toBe(0);
+    expect(await page.$$eval('script', (s) => s.length)).toBe(2);
+  });
+
+  it('cuts a long reply and says how much it left out', async () => {
+    const reply = await page.innerText(`${call(3)} .reply-text`);
+    expect(reply).toMatch(/…⟨3\d\d more characters not shown⟩$/);
   });
 
   it('made no network request and logged no error', () => {
