@@ -80,5 +80,5 @@ describe('the test run spawns the sources built once, laid out as the installed 
     expect(urls.some((u) => /\/commands\/list\.(js|ts)$/.test(u))).toBe(true);
     expect(urls.some((u) => /\/commands\/run\.(js|ts)$/.test(u))).toBe(false);
     expectNoneNotNeeded(urls);
-  });
+  }, 60_000);
 });
