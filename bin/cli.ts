@@ -28,7 +28,7 @@ type Command = (argv: string[], io: Io) => Promise<number>;
 
 // Each command's module is imported when that command runs: a start pays for what its command
 // uses, so `faultline list` loads neither the model stack, fast-check nor an HTTP server.
-// test/bin/cli-start.test.ts holds this for the built CLI.
+// test/support/load-probe.ts holds this for the built CLI (in the list and run tests' spawns).
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand,
   list: async () => (await import('./commands/list.js')).listCommand,

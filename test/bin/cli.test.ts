@@ -6,7 +6,6 @@ import { readResults } from '../../reports/results.js';
 import {
   FAULTLINE_BIN,
   expectInputError,
-  faultline,
   faultlineInProcess,
   ROOT,
   tempDir,
@@ -198,17 +197,18 @@ describe('numbers: negative ones are values, refused by name; large ones are bou
     expect(ran.stdout).toContain('seed -5');
   });
 
-  // Spawned, as the one run of this file through the real binary: the refusal exits 2 with its
-  // one line, and the accepted run exits 0 (nothing it opened keeps the process alive).
-  it('run --seed above 2^53 - 1 is refused (it would be rounded, and its replay name another seed)', () => {
+  // In process: the bound is the argument parser's. What the binary adds (main's status as the
+  // exit code, a process that ends when its run does) the spawns made for it prove: exit 0 in
+  // run.test.ts (threads) and test/package (serial runs), exit 2 in folder-lock.test.ts.
+  it('run --seed above 2^53 - 1 is refused (it would be rounded, and its replay name another seed)', async () => {
     const out = folder();
     expectInputError(
-      faultline([...ONE, '--seed', '9007199254740993', '--out', out]),
+      await faultlineInProcess([...ONE, '--seed', '9007199254740993', '--out', out]),
       /^faultline run: --seed must be at most 9007199254740991 \(2\^53 - 1\): a larger number loses digits, and the replay command would name another seed \(got "9007199254740993"\)$/,
     );
     expect(readdirSync(out)).toEqual([]);
     // The largest safe seed is kept exactly, replay command included.
-    const max = faultline([...ONE, '--seed', '9007199254740991', '--out', out]);
+    const max = await faultlineInProcess([...ONE, '--seed', '9007199254740991', '--out', out]);
     expect(max.status, max.stderr).toBe(0);
     expect(readResults(out).results.map((r) => [r.seed, r.replay])).toEqual([
       [

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../runtime/store.js';
+import { AUTO_WORKERS_FROM } from '../../bin/run-suite.js';
 import { knownScenarios } from '../../bin/suite.js';
 import { partialRefund } from '../../scenarios/library/refunds/partial-refund.js';
 import type { Scenario } from '../../scenarios/scenario.js';
@@ -12,6 +14,7 @@ import {
   tempDir,
   type Ran,
 } from '../support/cli.js';
+import { expectNoneNotNeeded, loadProbe } from '../support/load-probe.js';
 
 /**
  * Every run of the default suite, in order: each scenario without faults, then each of its
@@ -63,11 +66,20 @@ function expectUsageError(ran: Ran & { out: string }, pattern: RegExp): void {
 describe('faultline run (whole suite, default options)', () => {
   let ran: Ran & { out: string };
   // The real binary, spawned: the whole library's run costs far more than starting Node, and
-  // this proves `npx faultline run` itself (exit status, nothing else on stderr) end to end.
+  // this proves `npx faultline run` itself (exit status, nothing else on stderr) end to end. It
+  // carries the module probe (load-probe.ts): what this start and its worker threads load.
+  const probe = loadProbe('run');
   beforeAll(() => {
     // The whole default suite is 1,500-odd runs: minutes on a loaded machine.
     const out = tempDir('cli');
-    ran = { ...faultline(['run', '--out', out], { timeout: 600_000 }), out };
+    ran = {
+      ...faultline(['run', '--out', out], {
+        timeout: 600_000,
+        nodeArgs: probe.nodeArgs,
+        env: probe.env,
+      }),
+      out,
+    };
   }, 600_000);
 
   it('exits 0 with nothing on stderr', () => {
@@ -94,6 +106,19 @@ describe('faultline run (whole suite, default options)', () => {
       `${SUITE.length} run(s) of ${DEFAULT_SCENARIOS.length} scenario(s): ${SUITE.length} passed, 0 failed`,
     );
     expect(ran.stdout.trimEnd().endsWith(`results in ${ran.out}/results.jsonl`)).toBe(true);
+  });
+
+  it('loads neither the model stack, fast-check nor an HTTP server, in its threads either', () => {
+    const urls = probe.urls();
+
+    // The probe sees the command's own imports, the threads' included: its silence below is not
+    // a blind hook's. A suite this size starts threads wherever there are two cores or more.
+    expect(SUITE.length).toBeGreaterThanOrEqual(AUTO_WORKERS_FROM);
+    expect(urls.some((u) => /\/scenarios\/engine\.(js|ts)$/.test(u))).toBe(true);
+    expect(urls.some((u) => /\/bin\/worker-main\.(js|ts)$/.test(u))).toBe(
+      availableParallelism() > 1,
+    );
+    expectNoneNotNeeded(urls);
   });
 
   it('prints no colour codes when NO_COLOR is set and stdout is not a terminal', () => {

@@ -61,7 +61,9 @@ function project(files: Record<string, string>): string {
     'tsconfig.json': JSON.stringify({
       compilerOptions: {
         target: 'ES2023',
-        lib: ['ES2023'],
+        // The least the files need (a Promise): TypeScript reads and binds every lib file named
+        // here in each child, and ES2023's cost each case about 0.8 CPU-seconds more.
+        lib: ['ES5', 'ES2015.Promise'],
         module: 'nodenext',
         strict: true,
         types: [],

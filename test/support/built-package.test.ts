@@ -7,6 +7,7 @@ import { workerEntry } from '../../bin/workers.js';
 import { BUILT_DIST_ENV } from '../../scenarios/built-dist.js';
 import { builtPackage, TEST_BUILT_PACKAGE } from './built-package.js';
 import { FAULTLINE_BIN, ROOT } from './cli.js';
+import { expectNoneNotNeeded, loadProbe } from './load-probe.js';
 
 describe('the test run spawns the sources built once, laid out as the installed package', () => {
   const dir = builtPackage();
@@ -58,14 +59,26 @@ describe('the test run spawns the sources built once, laid out as the installed 
     expect(built).toContain('function childEntry(');
   });
 
-  it('runs as the command', () => {
-    const ran = spawnSync(process.execPath, [FAULTLINE_BIN, 'list', 'refunds/*'], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      encoding: 'utf8',
-    });
+  // With the module probe (load-probe.ts): the one spawn of `list`, and what its start loads.
+  it('runs as the command, and `list` loads what it lists and no model stack, fast-check or HTTP server', () => {
+    const probe = loadProbe('list');
+    const ran = spawnSync(
+      process.execPath,
+      [...probe.nodeArgs, FAULTLINE_BIN, 'list', 'refunds/*'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: '1', ...probe.env },
+        encoding: 'utf8',
+      },
+    );
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toContain('refunds/partial-refund');
     expect(ran.status).toBe(0);
-  });
+    const urls = probe.urls();
+    // The probe sees the command's own imports: its silence below is not a blind hook's.
+    expect(urls.some((u) => /\/node_modules\/zod\//.test(u))).toBe(true);
+    expect(urls.some((u) => /\/commands\/list\.(js|ts)$/.test(u))).toBe(true);
+    expect(urls.some((u) => /\/commands\/run\.(js|ts)$/.test(u))).toBe(false);
+    expectNoneNotNeeded(urls);
+  }, 60_000);
 });

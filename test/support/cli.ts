@@ -33,6 +33,8 @@ export interface FaultlineOptions {
   timeout?: number;
   /** Where the command runs; the repository root unless told. */
   cwd?: string;
+  /** Node's own arguments, before the script (a module hook the test reads: load-probe.ts). */
+  nodeArgs?: readonly string[];
 }
 
 /**
@@ -44,7 +46,7 @@ export interface FaultlineOptions {
  * expect(ran.status, ran.stderr).toBe(0);
  */
 export function faultline(args: readonly string[], options: FaultlineOptions = {}): Ran {
-  const child = spawnSync(process.execPath, [FAULTLINE_BIN, ...args], {
+  const child = spawnSync(process.execPath, [...(options.nodeArgs ?? []), FAULTLINE_BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     encoding: 'utf8',
@@ -72,8 +74,8 @@ export function expectInputError(ran: Ran, pattern: RegExp, command?: string): v
   expect(ran.status).toBe(2);
 }
 
-/** What {@link faultline} takes; the timeout is the test's own in process. */
-export type InProcessOptions = FaultlineOptions;
+/** What {@link faultline} takes (but Node's arguments); the timeout is the test's own in process. */
+export type InProcessOptions = Omit<FaultlineOptions, 'nodeArgs'>;
 
 /**
  * Runs the command in this process (`main` with a capturing Io): what it printed and its exit
