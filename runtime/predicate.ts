@@ -8,7 +8,7 @@ import { canonicalJson } from './canonical-json.js';
  * `{ $ref: 'fresh.status' }` reads the fresh read a precondition just made.
  */
 export type ValueExpr = string | number | boolean | null | { $ref: string } | ValueExpr[];
-export const valueExprSchema: z.ZodType<ValueExpr> = z.lazy(() =>
+export const valueExprSchema = z.lazy((): z.core.$ZodType<ValueExpr> =>
   z.union([
     z.string(),
     z.number(),
@@ -39,19 +39,20 @@ export type Predicate =
   | { not: Predicate }
   /** Holds when some element of the array at `path` satisfies `where` (the element is `item`). */
   | { some: { path: string; where: Predicate } };
-export const predicateSchema: z.ZodType<Predicate> = z.lazy(() =>
-  z.union([
-    z.strictObject({
-      path: z.string().min(1),
-      op: z.enum(COMPARISONS),
-      value: valueExprSchema.optional(),
-    }),
-    z.strictObject({ all: z.array(predicateSchema) }),
-    z.strictObject({ any: z.array(predicateSchema) }),
-    z.strictObject({ not: predicateSchema }),
-    z.strictObject({ some: z.strictObject({ path: z.string().min(1), where: predicateSchema }) }),
-  ]),
-) as z.ZodType<Predicate>;
+export const predicateSchema = z.lazy(
+  (): z.core.$ZodType<Predicate> =>
+    z.union([
+      z.strictObject({
+        path: z.string().min(1),
+        op: z.enum(COMPARISONS),
+        value: valueExprSchema.optional(),
+      }),
+      z.strictObject({ all: z.array(predicateSchema) }),
+      z.strictObject({ any: z.array(predicateSchema) }),
+      z.strictObject({ not: predicateSchema }),
+      z.strictObject({ some: z.strictObject({ path: z.string().min(1), where: predicateSchema }) }),
+    ]) as z.core.$ZodType<Predicate>,
+);
 
 export type Scope = Readonly<Record<string, unknown>>;
 
