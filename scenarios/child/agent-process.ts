@@ -10,6 +10,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CrashProbe } from '../../runtime/crash-probe.js';
+import { sharedSchemaValidators } from '../../runtime/schema-validators.js';
 import { agentOutcome, type AgentOutcome, type AgentRun } from '../agent.js';
 import { ReferenceAgent } from '../agents/reference.js';
 import { importAgent } from './import-agent.js';
@@ -30,7 +31,12 @@ async function incarnation(link: ParentLink, init: Init): Promise<AgentOutcome> 
   });
   if (init.aborted !== null) abort.abort(new Error(init.aborted));
 
-  const client = new Client({ name: 'faultline-agent-child', version: '0.1.0' });
+  // The validators the executor compiles input schemas with, as the in-process agent's client
+  // has them (`connectWorld`): one Ajv per process, not a second one for the output schemas.
+  const client = new Client(
+    { name: 'faultline-agent-child', version: '0.1.0' },
+    { jsonSchemaValidator: sharedSchemaValidators },
+  );
   await client.connect(new StdioClientTransport(link));
   const armed = new Set<CrashProbe>(init.armed);
   const { run: spec } = init;
