@@ -203,9 +203,19 @@ export class WorkerPool {
     // One lane per task a thread may hold: each lane hands its thread a task and waits for the
     // answer, so a thread has up to `inHand` tasks sent and not yet answered.
     const lanes = Array.from({ length: this.inHand }, () => this.slots).flat();
+    // Settles once this thread has done or stopped the whole batch before any thread loaded: a
+    // lane then has nothing to wait for (a short search is over before a thread has loaded,
+    // and closing the pool ends the loads mid-way rather than after).
+    let doneHere: () => void = () => undefined;
+    const allDoneHere = new Promise<void>((resolve) => {
+      doneHere = resolve;
+    });
     const here = async (judge: (task: WorkerTask) => Promise<WorkerReply>): Promise<void> => {
       while (!this.started) {
-        if (failed || next >= tasks.length || stop()) return;
+        if (failed || next >= tasks.length || stop()) {
+          doneHere();
+          return;
+        }
         const position = next++;
         const task = tasks[position];
         if (task === undefined) return;
@@ -219,7 +229,7 @@ export class WorkerPool {
     await Promise.all([
       ...(meanwhile === undefined ? [] : [here(meanwhile)]),
       ...lanes.map(async (slot) => {
-        await slot.ready;
+        await Promise.race([slot.ready, allDoneHere]);
         for (;;) {
           if (failed || next >= tasks.length || stop()) return;
           const position = next++;
