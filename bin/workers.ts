@@ -189,7 +189,8 @@ export class WorkerPool {
    *
    * `meanwhile`, when given, does tasks in this thread, in the same order, until the first
    * thread has loaded its job: a thread takes seconds to load the harness, and a short batch
-   * would otherwise wait that long with this thread and a core idle.
+   * would otherwise wait that long with this thread and a core idle. A batch this thread has
+   * done whole (or stopped) before any thread loaded resolves without waiting for the threads.
    */
   async run(
     tasks: readonly WorkerTask[],
