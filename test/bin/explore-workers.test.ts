@@ -132,8 +132,10 @@ describe('exploreWorkers', () => {
       },
       () => false,
     );
-    // A thread takes far longer to load the harness than this thread takes to judge a plan.
+    // A thread takes far longer to load the harness than this thread takes to judge a plan;
+    // and a batch judged whole here is over without waiting for the threads to load.
     expect(events[0]).toBe('judged');
+    expect(events).toEqual(['judged', 'judged', 'judged', 'judged']);
     const alone = await Promise.all(
       plans.map((plan) => judgePlan({ scenario, agent, outDir: dir }, plan)),
     );
