@@ -189,7 +189,8 @@ export class WorkerPool {
    *
    * `meanwhile`, when given, does tasks in this thread, in the same order, until the first
    * thread has loaded its job: a thread takes seconds to load the harness, and a short batch
-   * would otherwise wait that long with this thread and a core idle.
+   * would otherwise wait that long with this thread and a core idle. A batch this thread has
+   * done whole (or stopped) before any thread loaded resolves without waiting for the threads.
    */
   async run(
     tasks: readonly WorkerTask[],
@@ -203,9 +204,19 @@ export class WorkerPool {
     // One lane per task a thread may hold: each lane hands its thread a task and waits for the
     // answer, so a thread has up to `inHand` tasks sent and not yet answered.
     const lanes = Array.from({ length: this.inHand }, () => this.slots).flat();
+    // Settles once this thread has done or stopped the whole batch before any thread loaded: a
+    // lane then has nothing to wait for (a short search is over before a thread has loaded,
+    // and closing the pool ends the loads mid-way rather than after).
+    let doneHere: () => void = () => undefined;
+    const allDoneHere = new Promise<void>((resolve) => {
+      doneHere = resolve;
+    });
     const here = async (judge: (task: WorkerTask) => Promise<WorkerReply>): Promise<void> => {
       while (!this.started) {
-        if (failed || next >= tasks.length || stop()) return;
+        if (failed || next >= tasks.length || stop()) {
+          doneHere();
+          return;
+        }
         const position = next++;
         const task = tasks[position];
         if (task === undefined) return;
@@ -219,7 +230,7 @@ export class WorkerPool {
     await Promise.all([
       ...(meanwhile === undefined ? [] : [here(meanwhile)]),
       ...lanes.map(async (slot) => {
-        await slot.ready;
+        await Promise.race([slot.ready, allDoneHere]);
         for (;;) {
           if (failed || next >= tasks.length || stop()) return;
           const position = next++;

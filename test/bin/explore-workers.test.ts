@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { exploreWorkers } from '../../bin/explore-workers.js';
 import { faultPlanArbitrary } from '../../explore/arbitraries.js';
@@ -97,63 +97,62 @@ describe('faultline explore --workers', () => {
 });
 
 describe('exploreWorkers', () => {
-  it('judges in this thread while its threads load, with the verdicts they would give', async () => {
-    const scenario = partialRefund;
-    const agent = zooAgent('no-reconcile')!;
-    const plans = (await drawPlans(scenario, 4)).slice(0, 4);
-    const events: string[] = [];
-    const judges = exploreWorkers({
+  // One pool of two threads for both tests (a thread costs a load of the harness, more than the
+  // sixty plans judged here): the first judges while its threads load, the second once they
+  // have. Given `here`, a pool judges in this thread only until a thread has loaded.
+  const scenario = partialRefund;
+  const agent = zooAgent('no-reconcile')!;
+  let plans: FaultPlan[];
+  let judges: ReturnType<typeof exploreWorkers>;
+  beforeAll(async () => {
+    plans = (await drawPlans(scenario, 4)).slice(0, 4);
+    judges = exploreWorkers({
       agent: { kind: 'zoo', name: 'no-reconcile' },
       scenarioFiles: [],
       outDir: dir,
       n: 2,
       here: agent,
     });
-    try {
-      void judges.ready().then(() => events.push('ready'));
-      const verdicts: (number | undefined)[] = [];
-      await judges.judge(
-        scenario,
-        plans,
-        { worldSeed: scenario.world.seed },
-        (index, failing) => {
-          events.push('judged');
-          verdicts[index] = failing?.violations.length ?? 0;
-        },
-        () => false,
-      );
-      // A thread takes far longer to load the harness than this thread takes to judge a plan.
-      expect(events[0]).toBe('judged');
-      const alone = await Promise.all(
-        plans.map((plan) => judgePlan({ scenario, agent, outDir: dir }, plan)),
-      );
-      expect(verdicts).toEqual(alone.map((j) => j.violations.length));
-    } finally {
-      await judges.close();
-    }
+  });
+  afterAll(async () => {
+    await judges.close();
+  });
+
+  it('judges in this thread while its threads load, with the verdicts they would give', async () => {
+    const events: string[] = [];
+    void judges.ready().then(() => events.push('ready'));
+    const verdicts: (number | undefined)[] = [];
+    await judges.judge(
+      scenario,
+      plans,
+      { worldSeed: scenario.world.seed },
+      (index, failing) => {
+        events.push('judged');
+        verdicts[index] = failing?.violations.length ?? 0;
+      },
+      () => false,
+    );
+    // A thread takes far longer to load the harness than this thread takes to judge a plan;
+    // and a batch judged whole here is over without waiting for the threads to load.
+    expect(events[0]).toBe('judged');
+    expect(events).toEqual(['judged', 'judged', 'judged', 'judged']);
+    const alone = await Promise.all(
+      plans.map((plan) => judgePlan({ scenario, agent, outDir: dir }, plan)),
+    );
+    expect(verdicts).toEqual(alone.map((j) => j.violations.length));
   }, 60_000);
+
   it('has its threads, once loaded, find the same counterexample, path, runs and shrinks as this thread alone', async () => {
     // The command judges in its own thread while the threads load, and a short search may be
     // over by then: here the threads are waited for, so they judge every plan.
-    const agent = zooAgent('no-reconcile')!;
-    const options = { scenario: partialRefund, agent, runs: 60, seed: 10, outDir: dir };
-    const judges = exploreWorkers({
-      agent: { kind: 'zoo', name: 'no-reconcile' },
-      scenarioFiles: [],
-      outDir: dir,
-      n: 2,
-    });
-    try {
-      await judges.ready();
-      const judged = await explore({ ...options, judges });
-      const alone = await explore(options);
-      expect(alone.kind).toBe('counterexample');
-      const strip = ({ elapsedMs: _e, ...rest }: ExploreResult) =>
-        JSON.stringify(rest).replace(/"wallMs":[\d.e+-]+/g, '');
-      expect(strip(judged)).toBe(strip(alone));
-    } finally {
-      await judges.close();
-    }
+    const options = { scenario, agent, runs: 60, seed: 10, outDir: dir };
+    await judges.ready();
+    const judged = await explore({ ...options, judges });
+    const alone = await explore(options);
+    expect(alone.kind).toBe('counterexample');
+    const strip = ({ elapsedMs: _e, ...rest }: ExploreResult) =>
+      JSON.stringify(rest).replace(/"wallMs":[\d.e+-]+/g, '');
+    expect(strip(judged)).toBe(strip(alone));
   }, 60_000);
 });
 

@@ -42,13 +42,21 @@ function suite(cassettes: { recordDir?: string; replayDir?: string }): SuiteOpti
   };
 }
 
-/** Records the two-run suite once over msw, then takes the network away. */
-async function recordSuite(): Promise<string> {
-  const dir = tempDir('model-cassettes');
-  server.use(openAiHandler());
-  await runSuite(suite({ recordDir: dir }), { out: tempDir('recorded') });
-  server.resetHandlers();
-  return dir;
+let recorded: Promise<string> | undefined;
+
+/**
+ * Records the two-run suite over msw, then takes the network away: once for the file (the tests
+ * only read the cassettes).
+ */
+function recordSuite(): Promise<string> {
+  recorded ??= (async () => {
+    const dir = tempDir('model-cassettes');
+    server.use(openAiHandler());
+    await runSuite(suite({ recordDir: dir }), { out: tempDir('recorded') });
+    server.resetHandlers();
+    return dir;
+  })();
+  return recorded;
 }
 
 describe('a suite replayed from model cassettes', () => {
@@ -83,7 +91,9 @@ describe('a suite replayed from model cassettes', () => {
       expect((failure as ModelReplayMissError).data).toMatchObject({ call: 1, field: 'messages' });
       expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
     }
-  });
+    // Two threads load the sources through tsx (the agent is a module of the checkout): under
+    // a loaded npm test that took more than the default 30 s.
+  }, 120_000);
 });
 
 describe('faultline run --record-model / --replay-model', () => {
