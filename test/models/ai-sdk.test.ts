@@ -11,11 +11,13 @@ describe('loadAiSdk', () => {
   });
 
   // The virtual clock jumps to its next timer when the event loop goes a turn with no work: an
-  // import() inside a run let a replayed run reach its time limit before its first model call.
-  it('with tsx hooks registered, hands it out within the turn where import() lets the loop go round', async () => {
+  // import() inside a run (with tsx's hooks, often a round trip to their thread) let a replayed
+  // run reach its time limit before its first model call. loadAiSdk never lets the loop turn;
+  // a wait for the next turn shows the probe would see one.
+  it('with tsx hooks registered, hands it out without the event loop going a turn', async () => {
     const worker = new Worker(new URL('../fixtures/ai-sdk-turns.mjs', import.meta.url));
-    const [turns] = (await once(worker, 'message')) as [{ loadAiSdk: boolean; importAi: boolean }];
+    const [turns] = (await once(worker, 'message')) as [{ loadAiSdk: boolean; nextTurn: boolean }];
     await worker.terminate();
-    expect(turns).toEqual({ loadAiSdk: true, importAi: false });
+    expect(turns).toEqual({ loadAiSdk: true, nextTurn: false });
   });
 });
