@@ -61,6 +61,53 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Writes the HTML report of the result set in `out` into `dir`; returns its path. */
+function writeReport(dir: string, out: string, results: RunResult[]): string {
+  const file = join(dir, htmlReporter.file);
+  writeFileSync(
+    file,
+    htmlReporter.render(
+      {
+        results,
+        k: 1,
+        trajectory: (r): unknown => JSON.parse(readFileSync(join(out, r.trajectoryFile), 'utf8')),
+      },
+      { color: false },
+    ),
+  );
+  return file;
+}
+
+/**
+ * Opens `url` in a page of the shared browser where every request but for a file is blocked
+ * (and noted in `blocked`), and page errors and console errors are noted in `errors`.
+ */
+async function openOffline(url: string, blocked: string[], errors: string[]): Promise<Page> {
+  const context = await (
+    await sharedBrowser()
+  ).newContext({
+    viewport: { width: 1280, height: 800 },
+  });
+  await context.route('**/*', async (route) => {
+    const requested = route.request().url();
+    if (requested.startsWith('file:')) {
+      await route.continue();
+    } else {
+      blocked.push(requested);
+      await route.abort();
+    }
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(5_000);
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(url);
+  await page.waitForSelector('html[data-viewer="ready"]');
+  return page;
+}
+
 /** Markup planted in a customer's note: it must show as text and never run. */
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 const TITLE = `Refund ${HOSTILE} & 'quoted'`;
@@ -108,41 +155,7 @@ describe.skipIf(skip)('HTML report in Chromium', () => {
       faults: 'crash,hostile-document',
       scenarioFiles: [scenarioFile],
     });
-    const file = join(dir, htmlReporter.file);
-    writeFileSync(
-      file,
-      htmlReporter.render(
-        {
-          results,
-          k: 1,
-          trajectory: (r): unknown => JSON.parse(readFileSync(join(out, r.trajectoryFile), 'utf8')),
-        },
-        { color: false },
-      ),
-    );
-
-    const context = await (
-      await sharedBrowser()
-    ).newContext({
-      viewport: { width: 1280, height: 800 },
-    });
-    await context.route('**/*', async (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:')) {
-        await route.continue();
-      } else {
-        blocked.push(url);
-        await route.abort();
-      }
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(5_000);
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('html[data-viewer="ready"]');
+    page = await openOffline(pathToFileURL(writeReport(dir, out, results)).href, blocked, errors);
   });
 
   afterAll(() => {
@@ -450,39 +463,12 @@ describe.skipIf(skip)('HTML model transcript in Chromium', () => {
     const [only] = results;
     if (!only) throw new Error('the run with a model is missing');
     run = only;
-    const file = join(dir, htmlReporter.file);
-    writeFileSync(
-      file,
-      htmlReporter.render(
-        {
-          results,
-          k: 1,
-          trajectory: (r): unknown => JSON.parse(readFileSync(join(out, r.trajectoryFile), 'utf8')),
-        },
-        { color: false },
-      ),
+    const file = writeReport(dir, out, results);
+    page = await openOffline(
+      `${pathToFileURL(file).href}#run=${encodeURIComponent(run.id)}`,
+      blocked,
+      errors,
     );
-    const context = await (
-      await sharedBrowser()
-    ).newContext({
-      viewport: { width: 1280, height: 800 },
-    });
-    await context.route('**/*', async (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:')) await route.continue();
-      else {
-        blocked.push(url);
-        await route.abort();
-      }
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(5_000);
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await page.goto(`${pathToFileURL(file).href}#run=${encodeURIComponent(run.id)}`);
-    await page.waitForSelector('html[data-viewer="ready"]');
     await page.waitForSelector('#run-0', { state: 'visible' });
     await page.$$eval('#run-0 details', (all: DomElement[]) => {
       for (const d of all) d.setAttribute('open', '');
