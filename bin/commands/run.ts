@@ -57,7 +57,8 @@ Options:
   --seed N             world seed of the first trial, 0 to 2^53 - 1 (default: each
                        scenario's own)
   --workers N          run in N worker threads (results identical to a serial run; default:
-                       one per core, up to 4, for a suite of 300 runs or more, else 1)
+                       one per core but one, up to 4, for a suite of 300 runs or more,
+                       else 1)
   --shard I/N          run only the I-th of N deterministic slices (combine with faultline merge)
   --reporter NAME      ${Object.keys(REPORTERS).join('|')}; repeatable (default: table);
                        files go to --out

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTO_WORKERS_FROM, autoWorkers } from '../../bin/run-suite.js';
 import { runCase, suiteCases } from '../../bin/suite.js';
 import { readResults, type RunResult } from '../../reports/results.js';
 import { BUILT_IN_SCENARIOS } from '../../scenarios/library/index.js';
@@ -28,6 +29,15 @@ beforeAll(async () => {
   const ran = await faultlineInProcess([...SUITE, '--out', serial], SLOW);
   expect(ran.status, ran.stderr).toBe(0);
 }, 120_000);
+
+describe('faultline run --workers by default', () => {
+  it('runs a large suite in one thread per core but one, up to four; a small one, or on two cores, here', () => {
+    expect(autoWorkers(AUTO_WORKERS_FROM - 1, 8)).toBe(1);
+    expect([1, 2, 3, 4, 5, 8, 64].map((cores) => autoWorkers(AUTO_WORKERS_FROM, cores))).toEqual([
+      1, 1, 2, 3, 4, 4, 4,
+    ]);
+  });
+});
 
 describe('faultline run: serial, workers, shards', () => {
   it('stores one record per run, each with its trajectory, in suite order', () => {

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
 import { faultline, ROOT, tempDir } from '../support/cli.js';
+import { expectNoneNotNeeded, loadProbe } from '../support/load-probe.js';
 import { recordSession, writeRecordingFolder } from '../support/recorded-sessions.js';
 
 /** Preloaded into the command: every socket connect, name lookup and fetch throws (and says so). */
@@ -11,6 +12,7 @@ const NO_NETWORK = `--import=${pathToFileURL(join(ROOT, 'test/support/no-network
 const OFFLINE = { NODE_OPTIONS: NO_NETWORK };
 
 let recordings = '';
+const probe = loadProbe('run-replay-workers');
 
 beforeAll(async () => {
   recordings = join(tempDir('replay-offline'), 'recordings');
@@ -39,7 +41,8 @@ describe('a replay never reaches the network', () => {
   it('faultline run --replay, in worker threads, passes with the network unavailable', () => {
     const out = tempDir('replay-offline-out');
     const ran = faultline(['run', '--replay', recordings, '--workers', '2', '--out', out], {
-      env: OFFLINE,
+      env: { ...OFFLINE, ...probe.env },
+      nodeArgs: probe.nodeArgs,
     });
     expect(ran.stderr).not.toMatch(/no-network/);
     expect(ran.status, ran.stdout + ran.stderr).toBe(0);
@@ -49,5 +52,14 @@ describe('a replay never reaches the network', () => {
       ['refunds/partial-refund', 'replay', true],
       ['crm/update-contact', 'replay', true],
     ]);
+  });
+
+  // This spawn carries the module probe (load-probe.ts) for worker threads: the whole default
+  // suite's spawn in run.test starts none on two cores (see autoWorkers).
+  it('its worker threads load neither the model stack, fast-check nor an HTTP server', () => {
+    const urls = probe.urls();
+    // The hook did see the threads: its silence below is not a blind hook's.
+    expect(urls.some((u) => /\/bin\/worker-main\.(js|ts)$/.test(u))).toBe(true);
+    expectNoneNotNeeded(urls);
   });
 });
