@@ -22,14 +22,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (path) => join(root, 'node_modules', path);
 
-/**
- * Lower than the test suite's priority: the checks use the CPU the tests leave idle. The type
- * check and the linter, one single-threaded chain of about 80 CPU-seconds, rank above the format
- * check (about 20, done long before the end): at the same niceness they shared what the tests
- * left, and the chain was the last part running, on one core of two, for 15–17 s after vitest
- * ended (five fresh clones).
- */
-const CHAIN_NICENESS = 5;
+/** Lower than the test suite's priority: the checks use the CPU the tests leave idle. */
 const CHECK_NICENESS = 10;
 
 const parts = [
@@ -39,7 +32,6 @@ const parts = [
     name: 'lint+typecheck',
     entry: join(root, 'scripts', 'typecheck-and-lint.mjs'),
     args: [],
-    niceness: CHAIN_NICENESS,
     shown: 'node scripts/typecheck-and-lint.mjs',
     checks: ['lint', 'typecheck'],
   },
@@ -48,7 +40,6 @@ const parts = [
     entry: bin('prettier/bin/prettier.cjs'),
     args: ['--check', '.'],
     shown: 'prettier --check .',
-    niceness: CHECK_NICENESS,
   },
   {
     name: 'vitest',
@@ -80,9 +71,9 @@ function run(part) {
       sent = message;
     });
     children.add(child);
-    if (part.niceness !== undefined && child.pid !== undefined) {
+    if (!part.stream && child.pid !== undefined) {
       try {
-        setPriority(child.pid, part.niceness);
+        setPriority(child.pid, CHECK_NICENESS);
       } catch {
         // Not permitted here (some containers): the check runs at the suite's priority.
       }
