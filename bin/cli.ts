@@ -88,6 +88,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     // A file or folder the command cannot use (a folder where a file must be, no permission):
     // the path and the reason, never a stack trace.
     if (isSystemError(error)) return fail(systemErrorLine(error));
+    const binding = sqliteBindingProblem(error);
+    if (binding !== undefined) return fail(binding);
     throw error;
   }
 }
@@ -140,6 +142,37 @@ const SYSTEM_REASONS: Readonly<Record<string, string>> = {
 function systemErrorLine(error: SystemError): string {
   const reason = SYSTEM_REASONS[error.code] ?? error.message.split('\n')[0] ?? error.code;
   return `${error.path ?? error.syscall ?? ''}: ${reason} (${error.code})`;
+}
+
+/**
+ * What to do when better-sqlite3 cannot load its native binding, or `undefined` when `error` is
+ * something else. Its install script builds the binding; an install that skipped scripts
+ * (`--ignore-scripts`, a policy) leaves none, and the `bindings` package then throws "Could not
+ * locate the bindings file" at the first store opened. A binding built for another Node.js
+ * fails to load (`ERR_DLOPEN_FAILED`). Either way `npm rebuild better-sqlite3` builds one. A
+ * run in a worker thread fails with the thread's message quoted, which is read the same way.
+ *
+ * @example
+ * ```ts
+ * sqliteBindingProblem(new Error('Could not locate the bindings file. Tried: …'));
+ * // "better-sqlite3 has no native binding (…): run `npm rebuild better-sqlite3` …"
+ * ```
+ */
+export function sqliteBindingProblem(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  // Read from the message: a worker thread's failure reaches here as a new error quoting it.
+  const { message } = error;
+  if (!message.includes('better_sqlite3.node')) return undefined;
+  const first = message.split('\n')[0] ?? '';
+  const missing = message.includes('Could not locate the bindings file');
+  const foreign =
+    (error as { code?: unknown }).code === 'ERR_DLOPEN_FAILED' ||
+    /NODE_MODULE_VERSION|compiled against a different Node\.js version/.test(message);
+  if (!missing && !foreign) return undefined;
+  const what = missing
+    ? 'has no native binding (its install script did not run)'
+    : `cannot load its native binding (${first})`;
+  return `better-sqlite3, faultline's store, ${what}: run \`npm rebuild better-sqlite3\` in your project (with npm 11, \`npm install-scripts approve better-sqlite3\` allows its install script for later installs)`;
 }
 
 function isParseArgsError(error: unknown): boolean {

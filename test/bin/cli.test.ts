@@ -3,9 +3,11 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../reports/results.js';
+import { sqliteBindingProblem } from '../../bin/cli.js';
 import {
   FAULTLINE_BIN,
   expectInputError,
+  faultline,
   faultlineInProcess,
   ROOT,
   tempDir,
@@ -100,6 +102,64 @@ describe('output folders that cannot be written: one line, no EISDIR/ENOTDIR tra
       await faultlineInProcess(['matrix', 'refunds/full-refund', '--out', file]),
       new RegExp(`^faultline matrix: --out ${file}: is a file, expected a folder$`),
     );
+  });
+});
+
+describe('better-sqlite3 without a usable native binding: one line, exit 2, results kept', () => {
+  /**
+   * A preload that makes better-sqlite3's `require('bindings')` fail as the `bindings` package
+   * does where better-sqlite3's install script never ran (`npm install --ignore-scripts`).
+   */
+  const NO_BINDING = `const Module = require('node:module');
+const load = Module._load;
+Module._load = function (request, parent, ...rest) {
+  if (request === 'bindings' && parent && parent.filename.includes('better-sqlite3'))
+    return () => {
+      throw new Error('Could not locate the bindings file. Tried:\\n → ' + parent.path + '/../build/Release/better_sqlite3.node');
+    };
+  return load.call(this, request, parent, ...rest);
+};
+`;
+
+  it('says to rebuild it, and leaves the previous set as it was', async () => {
+    const out = join(folder(), 'out');
+    expect((await faultlineInProcess([...ONE, '--out', out])).status).toBe(0);
+    const preload = join(folder(), 'no-binding.cjs');
+    writeFileSync(preload, NO_BINDING);
+    const ran = faultline(['run', 'refunds/*', '--out', out], { nodeArgs: ['--require', preload] });
+    expectInputError(
+      ran,
+      /has no native binding \(its install script did not run\): run `npm rebuild better-sqlite3`/,
+      'run',
+    );
+    expect(readResults(out).results.map((r) => r.scenarioId)).toEqual(['refunds/full-refund']);
+  });
+
+  it('tells a binding built for another Node.js, and nothing else', () => {
+    const foreign = Object.assign(
+      new Error(
+        "The module '/p/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version",
+      ),
+      { code: 'ERR_DLOPEN_FAILED' },
+    );
+    expect(sqliteBindingProblem(foreign)).toMatch(
+      /^better-sqlite3, faultline's store, cannot load its native binding \(The module .*better_sqlite3\.node'\): run `npm rebuild better-sqlite3`/,
+    );
+    expect(
+      sqliteBindingProblem(new Error('Could not locate the bindings file. Tried: x.node')),
+    ).toBe(undefined);
+    expect(sqliteBindingProblem(Object.assign(new Error('x'), { code: 'ERR_DLOPEN_FAILED' }))).toBe(
+      undefined,
+    );
+    expect(sqliteBindingProblem('better_sqlite3.node')).toBe(undefined);
+    // A run in a worker thread: the thread's message, quoted.
+    expect(
+      sqliteBindingProblem(
+        new Error(
+          'run 0 failed in a worker: Could not locate the bindings file. Tried:\n → /p/better_sqlite3.node',
+        ),
+      ),
+    ).toMatch(/has no native binding \(its install script did not run\)/);
   });
 });
 
