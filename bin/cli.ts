@@ -154,8 +154,8 @@ function systemErrorLine(error: SystemError): string {
  *
  * @example
  * ```ts
- * sqliteBindingProblem(new Error('Could not locate the bindings file. Tried: …'));
- * // "better-sqlite3 has no native binding (…): run `npm rebuild better-sqlite3` …"
+ * sqliteBindingProblem(new Error('Could not locate the bindings file. … better_sqlite3.node'));
+ * // "better-sqlite3, faultline's store, has no native binding (…): run `npm rebuild …` …"
  * ```
  */
 export function sqliteBindingProblem(error: unknown): string | undefined {

@@ -87,8 +87,8 @@ const AUTO_WORKERS_MAX = 4;
  * more. The core left over is this thread's: it takes every finished run from the threads and
  * writes its files and record, about a third of a core. So on two cores the suite runs here, in
  * one thread: on a two-core machine, two threads beside this one ran the default suite no
- * faster (12.9–13.7 s against 12.8–12.9 s here) for half as much CPU again (23–24 against 16
- * CPU-seconds), each thread running slower beside the other.
+ * faster (12.9–18.0 s against 12.8–15.9 s here, five interleaved pairs) for half as much CPU
+ * again (23–32 against 16–19 CPU-seconds), each thread running slower beside the other.
  */
 export function autoWorkers(runs: number, cores = availableParallelism()): number {
   if (runs < AUTO_WORKERS_FROM) return 1;
